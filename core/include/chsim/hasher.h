@@ -1,0 +1,66 @@
+// Hasher: a named function from key bytes to a 64-bit value (32-bit hashes are
+// zero-extended), and the registry of every hasher chsim offers.
+//
+// Each hasher is pure, thread-safe and allocation-free. Its output for given
+// bytes is stable across versions and platforms: the compatibility profiles and
+// the golden files depend on it. Every hasher has known-answer tests against a
+// published vector or its reference library (tests/core/hasher_test.cc and
+// tests/compat/golden/hashers.tsv, generated from libhashkit, zlib, libxxhash,
+// OpenSSL and spymemcached).
+#ifndef CHSIM_HASHER_H_
+#define CHSIM_HASHER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace chsim {
+
+using HashFn = uint64_t (*)(const void* data, size_t len) noexcept;
+
+struct Hasher {
+  std::string_view name;         // registry key, e.g. "md5"
+  std::string_view description;  // one line, for `chsim list`
+  HashFn fn;
+  int bits;  // significant bits of the output: 15, 32 or 64
+
+  uint64_t operator()(std::string_view key) const noexcept { return fn(key.data(), key.size()); }
+  uint64_t operator()(const void* data, size_t len) const noexcept { return fn(data, len); }
+};
+
+// Every registered hasher, in a fixed order.
+std::span<const Hasher> AllHashers() noexcept;
+
+// Returns nullptr when no hasher has that name.
+const Hasher* FindHasher(std::string_view name) noexcept;
+
+// Like FindHasher, but throws std::invalid_argument naming the valid hashers.
+const Hasher& GetHasher(std::string_view name);
+
+// Individual hash functions, usable without the registry.
+uint64_t HashMd5(const void* data, size_t len) noexcept;    // LE32 of MD5 bytes 0..3
+uint64_t HashMd5_64(const void* data, size_t len) noexcept;  // LE64 of MD5 bytes 0..7
+uint64_t HashCrc32(const void* data, size_t len) noexcept;  // zlib crc32
+uint64_t HashCrcSpy(const void* data, size_t len) noexcept;  // (crc32 >> 16) & 0x7fff
+uint64_t HashFnv1_32(const void* data, size_t len) noexcept;
+uint64_t HashFnv1a_32(const void* data, size_t len) noexcept;
+uint64_t HashFnv1_64(const void* data, size_t len) noexcept;
+uint64_t HashFnv1a_64(const void* data, size_t len) noexcept;
+uint64_t HashOneAtATime(const void* data, size_t len) noexcept;
+uint64_t HashMurmur3_32(const void* data, size_t len) noexcept;  // seed 0
+uint64_t HashXxh32(const void* data, size_t len) noexcept;       // seed 0
+uint64_t HashXxh64(const void* data, size_t len) noexcept;       // seed 0
+uint64_t HashXxh3(const void* data, size_t len) noexcept;        // XXH3_64bits
+// Java's String.hashCode() of the key decoded from UTF-8, as unsigned 32 bits.
+uint64_t HashJavaString(const void* data, size_t len) noexcept;
+// spymemcached's FNV variants: over the UTF-16 code units of the key decoded
+// from UTF-8, in 64-bit arithmetic, truncated to the low 32 bits.
+uint64_t HashSpyFnv1_32(const void* data, size_t len) noexcept;
+uint64_t HashSpyFnv1a_32(const void* data, size_t len) noexcept;
+uint64_t HashSpyFnv1_64(const void* data, size_t len) noexcept;
+uint64_t HashSpyFnv1a_64(const void* data, size_t len) noexcept;
+
+}  // namespace chsim
+
+#endif  // CHSIM_HASHER_H_

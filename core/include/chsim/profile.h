@@ -1,0 +1,130 @@
+// Profile: every rule that decides how a Ketama ring is built and searched, so
+// that one ring type can reproduce each real memcached client key for key.
+//
+// The named profiles (`spymemcached`, `spymemcached-libmemcached`,
+// `libmemcached`, `libmemcached-spy`, `libmemcached-ketama`, `twemproxy`,
+// `uhashring`) each match one peer exactly; tests/compat proves it against the
+// installed peers. The rules come from ../shared/ketama-peers.md (read from the
+// peers' bytecode and sources, then observed). `ResearchProfile` builds a ring
+// with any hasher and any points per node.
+//
+// Stability: a named profile's ring layout never changes across versions.
+// Profiles are plain values; copying and sharing them across threads is safe.
+#ifndef CHSIM_PROFILE_H_
+#define CHSIM_PROFILE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+
+namespace chsim {
+
+// The string hashed for point i of a node.
+enum class PointKeyFormat {
+  kHostPort,       // "host:port-i"; spymemcached's default (port kept even if 11211)
+  kHostOrHostPort, // "host-i" if port == 11211 else "host:port-i"; libmemcached
+  kSlashHostPort,  // "/host:port-i"; libmemcached KETAMA_SPY (pre-2.5 spymemcached)
+  kName,           // "NAME-i", NAME = explicit name, else host / host:port as above; twemproxy
+  kLabel,          // "label-i", the node as written; uhashring
+};
+
+// How many points a node gets.
+enum class PointCount {
+  kConstant,          // points_per_node for every node
+  kWeightedFloat,     // floor((float)(w/W * base/4 * n)) * 4, float32 as the C and Java peers
+  kWeightedInteger,   // (base/4 * n * w) // W iterations of 4 points; uhashring
+};
+
+// Which of two nodes that produce the same 32-bit point owns it.
+enum class TieRule {
+  kLaterWins,    // later in (profile-ordered) node list; spymemcached TreeMap.put, uhashring dict
+  kEarlierWins,  // earlier; libmemcached's qsort on (value, index), twemproxy's stable sort
+};
+
+// What happens to the losing point.
+enum class DuplicatePoints {
+  kDrop,          // removed from the ring (spymemcached)
+  kKeep,          // kept after the winner, unreachable (libmemcached, twemproxy)
+  kKeepAsWinner,  // kept, but owned by the winner (uhashring: list keeps it, dict overwrote)
+};
+
+enum class LookupEdge {
+  kGreaterEqual,  // first point >= hash (spymemcached, libmemcached, twemproxy)
+  kGreater,       // first point > hash (uhashring's bisect_right)
+};
+
+enum class NodeOrder {
+  kAsGiven,
+  kByNameLengthThenBytes,  // twemproxy sorts servers: shorter name first, then bytes
+};
+
+struct Profile {
+  std::string name;
+  std::string description;
+  PointKeyFormat key_format = PointKeyFormat::kHostPort;
+  uint32_t points_per_node = 160;  // constant, or the base of the weighted formulas
+  PointCount count = PointCount::kConstant;
+  // Used instead of `count` when the node list is weighted (spymemcached's
+  // weighted constructor). Equal to `count` for profiles without that switch.
+  PointCount weighted_count = PointCount::kConstant;
+  // 4: each MD5 digest of a point key gives 4 points (little-endian uint32 at
+  // bytes 0, 4, 8, 12; libketama). 1: one point per key, point_hasher's low 32 bits.
+  int points_per_hash = 4;
+  // Weighted rings always place points with MD5 x4, whatever point_hasher says
+  // (spymemcached's weighted path, libmemcached, twemproxy).
+  bool weighted_uses_md5 = true;
+  const Hasher* point_hasher = nullptr;  // used when points_per_hash == 1
+  const Hasher* key_hasher = nullptr;    // hashes lookup keys; low 32 bits are used
+  TieRule tie = TieRule::kLaterWins;
+  DuplicatePoints duplicates = DuplicatePoints::kDrop;
+  LookupEdge edge = LookupEdge::kGreaterEqual;
+  NodeOrder order = NodeOrder::kAsGiven;
+  // Reject weighted lists (a profile whose peer has no weighted mode here).
+  bool rejects_weights = false;
+};
+
+// Options that select a peer's variant.
+struct ProfileOptions {
+  // spymemcached's DefaultHashAlgorithm name: KETAMA_HASH (default), NATIVE_HASH,
+  // CRC_HASH, FNV1_64_HASH, FNV1A_64_HASH, FNV1_32_HASH, FNV1A_32_HASH.
+  std::string hash_algorithm;
+  // Key hasher override (registry name), where the peer lets the user choose:
+  // libmemcached-ketama (MEMCACHED_BEHAVIOR_HASH), twemproxy (`hash:`).
+  std::string hasher;
+};
+
+struct ProfileInfo {
+  std::string_view name;
+  std::string_view description;
+};
+
+// The named compatibility profiles, in a fixed order.
+std::span<const ProfileInfo> AllProfiles() noexcept;
+
+// Throws std::invalid_argument for an unknown name (listing the valid ones) or
+// an option the profile does not accept.
+Profile MakeProfile(std::string_view name, const ProfileOptions& options = {});
+
+// A ring for research: `points_per_node` points per node (weighted lists get
+// the float formula), one point per hash of "label-i" with `hasher`, unless the
+// hasher is md5 and `points_per_node` % 4 == 0, where each digest gives 4
+// points as in libketama. Ties: later wins, loser dropped; edge >=.
+// REQUIRES: points_per_node >= 1.
+Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node);
+
+// Points a node of weight `weight` gets out of `total_weight`, among `n` nodes,
+// under the profile's rule for a list that is (or is not) weighted.
+uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
+                       uint64_t total_weight, size_t n) noexcept;
+
+// The point-key prefix of a node ("host:port", "host", "/host:port", NAME or
+// label); point i hashes prefix + "-" + i.
+std::string PointKeyPrefix(const Profile& p, const Node& node);
+
+}  // namespace chsim
+
+#endif  // CHSIM_PROFILE_H_

@@ -1,0 +1,267 @@
+#include "chsim/hasher.h"
+
+#include <stdexcept>
+#include <string>
+#include <xxhash.h>
+#include <zlib.h>
+
+#include "chsim/md5.h"
+
+namespace chsim {
+namespace {
+
+const uint8_t* Bytes(const void* data) { return static_cast<const uint8_t*>(data); }
+
+// FNV constants (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/).
+constexpr uint32_t kFnv32Init = 2166136261u;
+constexpr uint32_t kFnv32Prime = 16777619u;
+constexpr uint64_t kFnv64Init = 14695981039346656037ull;
+constexpr uint64_t kFnv64Prime = 1099511628211ull;
+
+// Decodes UTF-8 into UTF-16 code units as Java's String(bytes, UTF_8) does for
+// valid input, calling f(unit) for each. An invalid byte becomes U+FFFD.
+template <typename F>
+void ForEachUtf16Unit(const void* data, size_t len, F&& f) noexcept {
+  const uint8_t* p = Bytes(data);
+  size_t i = 0;
+  while (i < len) {
+    uint32_t b0 = p[i];
+    uint32_t cp;
+    size_t need;
+    if (b0 < 0x80) {
+      cp = b0;
+      need = 0;
+    } else if (b0 >= 0xC2 && b0 < 0xE0) {
+      cp = b0 & 0x1F;
+      need = 1;
+    } else if (b0 >= 0xE0 && b0 < 0xF0) {
+      cp = b0 & 0x0F;
+      need = 2;
+    } else if (b0 >= 0xF0 && b0 < 0xF5) {
+      cp = b0 & 0x07;
+      need = 3;
+    } else {
+      f(uint16_t{0xFFFD});
+      ++i;
+      continue;
+    }
+    bool ok = i + need < len;  // the continuation bytes are present
+    for (size_t k = 1; ok && k <= need; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) ok = false;
+      else cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if (ok && ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
+               (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))) {
+      ok = false;
+    }
+    if (!ok) {
+      f(uint16_t{0xFFFD});
+      ++i;
+      continue;
+    }
+    if (cp >= 0x10000) {
+      cp -= 0x10000;
+      f(static_cast<uint16_t>(0xD800 + (cp >> 10)));
+      f(static_cast<uint16_t>(0xDC00 + (cp & 0x3FF)));
+    } else {
+      f(static_cast<uint16_t>(cp));
+    }
+    i += need + 1;
+  }
+}
+
+constexpr Hasher kHashers[] = {
+    {"md5", "MD5, digest bytes 0..3 as little-endian uint32 (libketama's key hash)", HashMd5, 32},
+    {"md5_64", "MD5, digest bytes 0..7 as little-endian uint64", HashMd5_64, 64},
+    {"crc32", "CRC-32 (zlib, IEEE 802.3)", HashCrc32, 32},
+    {"crc_spy", "(crc32 >> 16) & 0x7fff: spymemcached CRC_HASH (15 bits)", HashCrcSpy, 15},
+    {"fnv1_32", "FNV-1 32-bit over bytes", HashFnv1_32, 32},
+    {"fnv1a_32", "FNV-1a 32-bit over bytes", HashFnv1a_32, 32},
+    {"fnv1_64", "FNV-1 64-bit over bytes", HashFnv1_64, 64},
+    {"fnv1a_64", "FNV-1a 64-bit over bytes", HashFnv1a_64, 64},
+    {"one_at_a_time",
+     "Jenkins one-at-a-time as libhashkit computes it (bytes as signed char; libmemcached's "
+     "default)",
+     HashOneAtATime, 32},
+    {"java_string", "Java String.hashCode() of the UTF-8 key (spymemcached NATIVE_HASH)",
+     HashJavaString, 32},
+    {"spy_fnv1_32", "spymemcached FNV1_32_HASH: FNV-1 over UTF-16 code units", HashSpyFnv1_32, 32},
+    {"spy_fnv1a_32", "spymemcached FNV1A_32_HASH: FNV-1a over UTF-16 code units", HashSpyFnv1a_32,
+     32},
+    {"spy_fnv1_64", "spymemcached FNV1_64_HASH: FNV-1 64 over UTF-16 units, low 32 bits",
+     HashSpyFnv1_64, 32},
+    {"spy_fnv1a_64", "spymemcached FNV1A_64_HASH: FNV-1a 64 over UTF-16 units, low 32 bits",
+     HashSpyFnv1a_64, 32},
+    {"murmur3_32", "MurmurHash3 x86_32, seed 0 (Appleby)", HashMurmur3_32, 32},
+    {"xxh32", "xxHash32, seed 0 (libxxhash)", HashXxh32, 32},
+    {"xxh64", "xxHash64, seed 0 (libxxhash)", HashXxh64, 64},
+    {"xxh3", "XXH3 64-bit, seed 0 (libxxhash)", HashXxh3, 64},
+};
+
+}  // namespace
+
+uint64_t HashMd5(const void* data, size_t len) noexcept {
+  uint8_t d[16];
+  Md5(data, len, d);
+  return Md5Slice(d, 0);
+}
+
+uint64_t HashMd5_64(const void* data, size_t len) noexcept {
+  uint8_t d[16];
+  Md5(data, len, d);
+  return uint64_t{Md5Slice(d, 0)} | uint64_t{Md5Slice(d, 1)} << 32;
+}
+
+uint64_t HashCrc32(const void* data, size_t len) noexcept {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const uint8_t* p = Bytes(data);
+  while (len > 0) {  // zlib takes uInt lengths
+    uInt chunk = len > (1u << 30) ? (1u << 30) : static_cast<uInt>(len);
+    crc = crc32(crc, p, chunk);
+    p += chunk;
+    len -= chunk;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+uint64_t HashCrcSpy(const void* data, size_t len) noexcept {
+  return (HashCrc32(data, len) >> 16) & 0x7fff;
+}
+
+uint64_t HashFnv1_32(const void* data, size_t len) noexcept {
+  uint32_t h = kFnv32Init;
+  for (size_t i = 0; i < len; ++i) h = (h * kFnv32Prime) ^ Bytes(data)[i];
+  return h;
+}
+
+uint64_t HashFnv1a_32(const void* data, size_t len) noexcept {
+  uint32_t h = kFnv32Init;
+  for (size_t i = 0; i < len; ++i) h = (h ^ Bytes(data)[i]) * kFnv32Prime;
+  return h;
+}
+
+uint64_t HashFnv1_64(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv64Init;
+  for (size_t i = 0; i < len; ++i) h = (h * kFnv64Prime) ^ Bytes(data)[i];
+  return h;
+}
+
+uint64_t HashFnv1a_64(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv64Init;
+  for (size_t i = 0; i < len; ++i) h = (h ^ Bytes(data)[i]) * kFnv64Prime;
+  return h;
+}
+
+// Bob Jenkins' one-at-a-time, as libhashkit's hashkit_one_at_a_time: each byte
+// is read through `char`, which is signed on x86, so bytes >= 0x80 enter the
+// sum sign-extended. That is what libmemcached clients actually compute.
+uint64_t HashOneAtATime(const void* data, size_t len) noexcept {
+  uint32_t h = 0;
+  for (size_t i = 0; i < len; ++i) {
+    h += static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(Bytes(data)[i])));
+    h += h << 10;
+    h ^= h >> 6;
+  }
+  h += h << 3;
+  h ^= h >> 11;
+  h += h << 15;
+  return h;
+}
+
+uint64_t HashJavaString(const void* data, size_t len) noexcept {
+  uint32_t h = 0;
+  ForEachUtf16Unit(data, len, [&](uint16_t u) { h = 31 * h + u; });
+  return h;
+}
+
+uint64_t HashSpyFnv1_32(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv32Init;
+  ForEachUtf16Unit(data, len, [&](uint16_t u) { h = (h * kFnv32Prime) ^ u; });
+  return h & 0xffffffffu;
+}
+
+uint64_t HashSpyFnv1a_32(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv32Init;
+  ForEachUtf16Unit(data, len, [&](uint16_t u) { h = (h ^ u) * kFnv32Prime; });
+  return h & 0xffffffffu;
+}
+
+uint64_t HashSpyFnv1_64(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv64Init;
+  ForEachUtf16Unit(data, len, [&](uint16_t u) { h = (h * kFnv64Prime) ^ u; });
+  return h & 0xffffffffu;
+}
+
+uint64_t HashSpyFnv1a_64(const void* data, size_t len) noexcept {
+  uint64_t h = kFnv64Init;
+  ForEachUtf16Unit(data, len, [&](uint16_t u) { h = (h ^ u) * kFnv64Prime; });
+  return h & 0xffffffffu;
+}
+
+// MurmurHash3_x86_32 (Austin Appleby, public domain, 2011); constants c1, c2
+// and the fmix32 finalizer are his.
+uint64_t HashMurmur3_32(const void* data, size_t len) noexcept {
+  const uint8_t* p = Bytes(data);
+  const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+  uint32_t h = 0;
+  size_t nblocks = len / 4;
+  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  for (size_t i = 0; i < nblocks; ++i) {
+    uint32_t k = uint32_t{p[4 * i]} | uint32_t{p[4 * i + 1]} << 8 | uint32_t{p[4 * i + 2]} << 16 |
+                 uint32_t{p[4 * i + 3]} << 24;
+    k *= c1;
+    k = rotl(k, 15);
+    k *= c2;
+    h ^= k;
+    h = rotl(h, 13);
+    h = h * 5 + 0xe6546b64;
+  }
+  const uint8_t* tail = p + nblocks * 4;
+  uint32_t k = 0;
+  switch (len & 3) {
+    case 3:
+      k ^= uint32_t{tail[2]} << 16;
+      [[fallthrough]];
+    case 2:
+      k ^= uint32_t{tail[1]} << 8;
+      [[fallthrough]];
+    case 1:
+      k ^= tail[0];
+      k *= c1;
+      k = rotl(k, 15);
+      k *= c2;
+      h ^= k;
+  }
+  h ^= static_cast<uint32_t>(len);
+  h ^= h >> 16;
+  h *= 0x85ebca6b;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35;
+  h ^= h >> 16;
+  return h;
+}
+
+uint64_t HashXxh32(const void* data, size_t len) noexcept { return XXH32(data, len, 0); }
+uint64_t HashXxh64(const void* data, size_t len) noexcept { return XXH64(data, len, 0); }
+uint64_t HashXxh3(const void* data, size_t len) noexcept { return XXH3_64bits(data, len); }
+
+std::span<const Hasher> AllHashers() noexcept { return kHashers; }
+
+const Hasher* FindHasher(std::string_view name) noexcept {
+  for (const Hasher& h : kHashers) {
+    if (h.name == name) return &h;
+  }
+  return nullptr;
+}
+
+const Hasher& GetHasher(std::string_view name) {
+  if (const Hasher* h = FindHasher(name)) return *h;
+  std::string valid;
+  for (const Hasher& h : kHashers) {
+    if (!valid.empty()) valid += ", ";
+    valid += h.name;
+  }
+  throw std::invalid_argument("unknown hasher '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+}  // namespace chsim

@@ -1,0 +1,216 @@
+#include "chsim/profile.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace chsim {
+namespace {
+
+constexpr ProfileInfo kProfiles[] = {
+    {"spymemcached",
+     "spymemcached 2.12.3 KetamaNodeLocator: MD5 of host:port-i, 4 points/digest, 160 points, "
+     "later server wins ties (--hash-algorithm for its other DefaultHashAlgorithms)"},
+    {"spymemcached-libmemcached",
+     "spymemcached 2.12.3 with KetamaNodeKeyFormatter.Format.LIBMEMCACHED: host-i (host:port-i "
+     "if port != 11211), hosts as written (no DNS)"},
+    {"libmemcached",
+     "libmemcached 1.1 with MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED: host-i, float32 weighted point "
+     "count (156 for some n), MD5 keys, earlier server wins ties"},
+    {"libmemcached-spy",
+     "libmemcached 1.1 CONSISTENT_KETAMA_SPY with the weighted flag: /host:port-i (matches "
+     "spymemcached < 2.5, not 2.12.3)"},
+    {"libmemcached-ketama",
+     "libmemcached 1.1 CONSISTENT_KETAMA unweighted: 100 points, one per hash, placed and "
+     "looked up with the key hash (one_at_a_time; --hasher md5)"},
+    {"twemproxy",
+     "twemproxy (nutcracker) 0.5 distribution ketama, hash md5: NAME-i, servers sorted by "
+     "name, float32 weighted point count"},
+    {"uhashring",
+     "uhashring 2.1 HashRing(nodes, hash_fn='ketama'): label-i, integer point count, first "
+     "point > hash"},
+};
+
+[[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(value) +
+                              "' (valid: " + valid + ")");
+}
+
+std::string ProfileNames() {
+  std::string s;
+  for (const ProfileInfo& p : kProfiles) {
+    if (!s.empty()) s += ", ";
+    s += p.name;
+  }
+  return s;
+}
+
+struct SpyAlgorithm {
+  std::string_view name;
+  std::string_view hasher;
+};
+constexpr SpyAlgorithm kSpyAlgorithms[] = {
+    {"KETAMA_HASH", "md5"},          {"NATIVE_HASH", "java_string"},
+    {"CRC_HASH", "crc_spy"},         {"FNV1_64_HASH", "spy_fnv1_64"},
+    {"FNV1A_64_HASH", "spy_fnv1a_64"}, {"FNV1_32_HASH", "spy_fnv1_32"},
+    {"FNV1A_32_HASH", "spy_fnv1a_32"},
+};
+
+void ApplySpyAlgorithm(Profile& p, const std::string& algorithm) {
+  std::string_view alg = algorithm.empty() ? "KETAMA_HASH" : std::string_view(algorithm);
+  for (const SpyAlgorithm& a : kSpyAlgorithms) {
+    if (a.name != alg) continue;
+    p.key_hasher = &GetHasher(a.hasher);
+    p.point_hasher = p.key_hasher;
+    // KETAMA_HASH takes 4 points per MD5 digest; every other algorithm hashes
+    // each of the 160 point keys once (KetamaNodeLocator.setKetamaNodes).
+    p.points_per_hash = a.name == "KETAMA_HASH" ? 4 : 1;
+    return;
+  }
+  std::string valid;
+  for (const SpyAlgorithm& a : kSpyAlgorithms) valid += (valid.empty() ? "" : ", ") + std::string(a.name);
+  Unknown("spymemcached hash algorithm", alg, valid);
+}
+
+void RejectOption(std::string_view profile, std::string_view option, const std::string& value) {
+  if (!value.empty()) {
+    throw std::invalid_argument("profile '" + std::string(profile) + "' takes no " +
+                                std::string(option) + " (got '" + value + "')");
+  }
+}
+
+}  // namespace
+
+std::span<const ProfileInfo> AllProfiles() noexcept { return kProfiles; }
+
+Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
+  Profile p;
+  p.name = std::string(name);
+  const Hasher& md5 = GetHasher("md5");
+  p.key_hasher = &md5;
+  p.point_hasher = &md5;
+  if (name == "spymemcached" || name == "spymemcached-libmemcached") {
+    RejectOption(name, "--hasher", opt.hasher);
+    p.key_format = name == "spymemcached" ? PointKeyFormat::kHostPort
+                                          : PointKeyFormat::kHostOrHostPort;
+    p.points_per_node = 160;  // DefaultKetamaNodeLocatorConfiguration.getNodeRepetitions()
+    p.count = PointCount::kConstant;
+    p.weighted_count = PointCount::kWeightedFloat;
+    p.weighted_uses_md5 = true;
+    p.tie = TieRule::kLaterWins;  // TreeMap.put overwrites
+    p.duplicates = DuplicatePoints::kDrop;
+    ApplySpyAlgorithm(p, opt.hash_algorithm);
+  } else if (name == "libmemcached" || name == "libmemcached-spy") {
+    RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
+    RejectOption(name, "--hasher", opt.hasher);
+    p.key_format = name == "libmemcached" ? PointKeyFormat::kHostOrHostPort
+                                          : PointKeyFormat::kSlashHostPort;
+    p.points_per_node = 160;  // MEMCACHED_POINTS_PER_SERVER_KETAMA
+    p.count = p.weighted_count = PointCount::kWeightedFloat;
+    p.tie = TieRule::kEarlierWins;  // qsort on (value, server index)
+    p.duplicates = DuplicatePoints::kKeep;
+  } else if (name == "libmemcached-ketama") {
+    RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
+    std::string_view h = opt.hasher.empty() ? "one_at_a_time" : std::string_view(opt.hasher);
+    if (h != "one_at_a_time" && h != "md5") {
+      Unknown("hasher for libmemcached-ketama", h, "one_at_a_time, md5");
+    }
+    p.key_format = PointKeyFormat::kHostOrHostPort;
+    p.points_per_node = 100;  // MEMCACHED_POINTS_PER_SERVER
+    p.count = p.weighted_count = PointCount::kConstant;
+    p.points_per_hash = 1;
+    p.weighted_uses_md5 = false;
+    p.key_hasher = p.point_hasher = &GetHasher(h);  // update_continuum hashes with the key hash
+    p.tie = TieRule::kEarlierWins;
+    p.duplicates = DuplicatePoints::kKeep;
+    p.rejects_weights = true;
+  } else if (name == "twemproxy") {
+    RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
+    if (!opt.hasher.empty() && opt.hasher != "md5") {
+      Unknown("hasher for twemproxy", opt.hasher, "md5");
+    }
+    p.key_format = PointKeyFormat::kName;
+    p.points_per_node = 160;  // KETAMA_POINTS_PER_SERVER
+    p.count = p.weighted_count = PointCount::kWeightedFloat;
+    p.tie = TieRule::kEarlierWins;  // stable qsort after the sort by name
+    p.duplicates = DuplicatePoints::kKeep;
+    p.order = NodeOrder::kByNameLengthThenBytes;
+  } else if (name == "uhashring") {
+    RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
+    RejectOption(name, "--hasher", opt.hasher);
+    p.key_format = PointKeyFormat::kLabel;
+    p.points_per_node = 160;  // vnodes 40 x replicas 4
+    p.count = p.weighted_count = PointCount::kWeightedInteger;
+    p.tie = TieRule::kLaterWins;  // _ring dict overwrite
+    p.duplicates = DuplicatePoints::kKeepAsWinner;  // insort keeps the point in _keys
+    p.edge = LookupEdge::kGreater;                  // bisect_right
+  } else {
+    Unknown("profile", name, ProfileNames());
+  }
+  for (const ProfileInfo& info : kProfiles) {
+    if (info.name == name) p.description = std::string(info.description);
+  }
+  return p;
+}
+
+Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node) {
+  Profile p;
+  p.name = "ring";
+  p.description = "research ring: " + std::string(hasher.name) + ", " +
+                  std::to_string(points_per_node) + " points per node";
+  p.key_format = PointKeyFormat::kLabel;
+  p.points_per_node = points_per_node;
+  p.count = PointCount::kConstant;
+  p.weighted_count = PointCount::kWeightedFloat;
+  p.points_per_hash = hasher.name == "md5" ? 4 : 1;
+  p.weighted_uses_md5 = false;
+  p.point_hasher = p.key_hasher = &hasher;
+  return p;
+}
+
+uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
+                       uint64_t total_weight, size_t n) noexcept {
+  PointCount rule = weighted_list ? p.weighted_count : p.count;
+  switch (rule) {
+    case PointCount::kConstant:
+      return p.points_per_node;
+    case PointCount::kWeightedFloat: {
+      // libmemcached hosts.cc, twemproxy nc_ketama.c and spymemcached
+      // KetamaNodeLocator all compute, in float32 (left to right):
+      //   floor((float)(pct * 160 / 4 * (float)n + 1e-10)) * 4,  pct = (float)w / (float)W
+      // The 1e-10 vanishes when the sum is rounded back to float. Float32
+      // rounding makes equal weights give 156 points for n = 25, 47, 50, ...
+      float pct = static_cast<float>(weight) / static_cast<float>(total_weight);
+      float v = pct * static_cast<float>(p.points_per_node);
+      v = v / 4.0f;
+      v = v * static_cast<float>(n);
+      float rounded = static_cast<float>(static_cast<double>(v) + 1e-10);
+      return static_cast<uint32_t>(std::floor(rounded)) * 4;
+    }
+    case PointCount::kWeightedInteger:
+      // uhashring ring_ketama.py: (vnodes * len(nodes) * weight) // weight_sum iterations of 4.
+      return static_cast<uint32_t>((uint64_t{p.points_per_node / 4} * n * weight) / total_weight) * 4;
+  }
+  return p.points_per_node;
+}
+
+std::string PointKeyPrefix(const Profile& p, const Node& node) {
+  auto host_or_host_port = [&] {
+    return node.port == kDefaultPort ? node.host : node.host + ":" + std::to_string(node.port);
+  };
+  switch (p.key_format) {
+    case PointKeyFormat::kHostPort:
+      return node.host + ":" + std::to_string(node.port);
+    case PointKeyFormat::kHostOrHostPort:
+      return host_or_host_port();
+    case PointKeyFormat::kSlashHostPort:
+      return "/" + node.host + ":" + std::to_string(node.port);
+    case PointKeyFormat::kName:
+      return node.name.empty() ? host_or_host_port() : node.name;
+    case PointKeyFormat::kLabel:
+      return node.label;
+  }
+  return node.label;
+}
+
+}  // namespace chsim
