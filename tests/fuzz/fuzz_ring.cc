@@ -1,0 +1,73 @@
+// Fuzz target: ring build and lookup under every profile. The input is split
+// into a profile selector, a server list (parsed by the real parser) and a
+// stream of 32-bit probes. Checks: rings are sorted, lookups never return an
+// index out of range and agree with std::lower_bound (or upper_bound), and
+// structural shares sum to 1.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "chsim/profile.h"
+#include "chsim/ring.h"
+#include "chsim/sim/errors.h"
+#include "chsim/sim/server_list.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 2) return 0;
+  auto profiles = chsim::AllProfiles();
+  const chsim::ProfileInfo& info = profiles[data[0] % profiles.size()];
+  static const char* kSpyAlgs[] = {"", "NATIVE_HASH", "CRC_HASH", "FNV1_64_HASH",
+                                   "FNV1A_64_HASH", "FNV1_32_HASH", "FNV1A_32_HASH"};
+  chsim::ProfileOptions opt;
+  if (info.name == "spymemcached") opt.hash_algorithm = kSpyAlgs[data[1] % 7];
+  if (info.name == "libmemcached-ketama" && (data[1] & 1)) opt.hasher = "md5";
+  chsim::Profile profile = chsim::MakeProfile(info.name, opt);
+  std::string_view rest(reinterpret_cast<const char*>(data + 2), size - 2);
+  size_t split = rest.find('\x01');
+  std::string_view list_text = rest.substr(0, split);
+  std::string_view probes = split == std::string_view::npos ? "" : rest.substr(split + 1);
+  chsim::sim::ServerList list;
+  try {
+    list = chsim::sim::ParseServerList(list_text, "fuzz.txt");
+  } catch (const chsim::sim::UsageError&) {
+    return 0;
+  }
+  if (list.nodes.size() > 64) return 0;  // keep each run fast
+  chsim::Ring ring;
+  try {
+    ring = chsim::Ring::Build(profile, list.nodes, list.weighted);
+  } catch (const std::invalid_argument&) {
+    if (profile.rejects_weights && list.weighted) return 0;
+    std::abort();  // any other list the parser accepts must build
+  }
+  auto pts = ring.points();
+  if (pts.empty() || !std::is_sorted(pts.begin(), pts.end())) std::abort();
+  for (uint32_t o : ring.owners()) {
+    if (o >= list.nodes.size()) std::abort();
+  }
+  std::vector<double> shares = ring.StructuralShares();
+  double sum = 0;
+  for (double s : shares) sum += s;
+  if (sum < 1 - 1e-9 || sum > 1 + 1e-9) std::abort();
+  const bool greater = profile.edge == chsim::LookupEdge::kGreater;
+  auto check = [&](uint32_t h) {
+    auto it = greater ? std::upper_bound(pts.begin(), pts.end(), h)
+                      : std::lower_bound(pts.begin(), pts.end(), h);
+    size_t i = it == pts.end() ? 0 : static_cast<size_t>(it - pts.begin());
+    if (ring.LocateHash(h) != ring.owners()[i]) std::abort();
+  };
+  check(0);
+  check(UINT32_MAX);
+  for (size_t i = 0; i + 4 <= probes.size(); i += 4) {
+    uint32_t h;
+    std::memcpy(&h, probes.data() + i, 4);
+    check(h);
+    check(pts[h % pts.size()]);
+    check(pts[h % pts.size()] + 1);
+  }
+  if (ring.Locate(probes) >= list.nodes.size()) std::abort();
+  return 0;
+}
