@@ -42,6 +42,9 @@ struct Capabilities {
   bool incremental = false;        // Add/Remove without a full rebuild
   bool exact_shares = false;       // StructuralShares() is exact
   bool stateful = false;           // answers depend on arrival order (use Assign)
+  // Adding a node moves keys only to it; removing one moves only its keys.
+  // (Added after the first version of this interface; false by default.)
+  bool minimal_disruption = false;
 };
 
 // Parameters an algorithm may read; each ignores what it does not use.

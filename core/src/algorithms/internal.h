@@ -1,0 +1,133 @@
+// Internal to core/src/algorithms: the factory of each algorithm (registry.cc
+// dispatches to them) and the helpers they share: node seeds, 64-bit mixing,
+// argument checks and the live-id bookkeeping every algorithm needs.
+//
+// Determinism: every per-node random value derives from the node's label
+// hashed with the registry hasher named in AlgorithmParams::hasher, then mixed
+// with SplitMix64; nothing uses std::hash or <random>.
+#ifndef CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
+#define CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+
+namespace chsim::algorithms_internal {
+
+std::unique_ptr<Algorithm> NewRing(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewModulo(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewJump(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewRendezvous(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewMaglev(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewMultiProbe(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewBoundedLoad(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewAnchor(std::span<const Node> nodes, const AlgorithmParams& p);
+std::unique_ptr<Algorithm> NewMemento(std::span<const Node> nodes, const AlgorithmParams& p);
+
+// Static capabilities (AllAlgorithms() and each instance's capabilities()).
+inline constexpr Capabilities kRingCapabilities{.weights = true,
+                                                .arbitrary_removal = true,
+                                                .lifo_removal = true,
+                                                .incremental = false,
+                                                .exact_shares = true,
+                                                .stateful = false,
+                                                .minimal_disruption = true};  // unweighted
+inline constexpr Capabilities kModuloCapabilities{.weights = false,
+                                                  .arbitrary_removal = true,
+                                                  .lifo_removal = true,
+                                                  .incremental = true,
+                                                  .exact_shares = true,
+                                                  .stateful = false,
+                                                  .minimal_disruption = false};
+
+// SplitMix64's output function (Steele, Lea & Flood 2014, constants from
+// Stafford's "Mix13"): a bijection on 64 bits with full avalanche.
+inline uint64_t Mix64(uint64_t x) noexcept {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// A 64-bit value for the pair (a, b): a full mix of a, combined with b, mixed
+// again, so that for a fixed b it is a bijection of a and for distinct b the
+// outputs look independent.
+inline uint64_t Mix2(uint64_t a, uint64_t b) noexcept { return Mix64(Mix64(a) ^ b); }
+
+// A node's seed: its label hashed with `hasher`, spread to 64 bits (32-bit
+// hashers are zero-extended by the registry) by Mix64.
+inline uint64_t NodeSeed(const Hasher& hasher, const Node& node) noexcept {
+  return Mix64(hasher(node.label));
+}
+
+// Maps 64 random bits to a double in the open interval (0, 1): the top 53
+// bits plus one half, times 2^-53.
+inline double OpenUnit(uint64_t x) noexcept {
+  return (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
+}
+
+// Throws Unsupported when a node of `nodes` has a weight other than 1.
+inline void RequireUnweighted(std::string_view algorithm, std::span<const Node> nodes) {
+  for (const Node& n : nodes) {
+    if (n.weight != 1) {
+      throw Unsupported(std::string(algorithm) + " does not support weights (node '" + n.label +
+                        "' has weight " + std::to_string(n.weight) +
+                        "); use ring, rendezvous or maglev, or drop the weights");
+    }
+  }
+}
+
+// Throws std::invalid_argument for an empty list, a zero weight, or a label
+// that appears twice (label-seeded algorithms could not tell the nodes apart).
+void CheckNodes(std::string_view algorithm, std::span<const Node> nodes);
+// Throws std::invalid_argument when `node` would duplicate a live label or has weight 0.
+void CheckNewNode(std::string_view algorithm, std::span<const Node> live, const Node& node);
+
+// Live ids in ascending order plus the next id to issue. Ids are issued
+// 0, 1, 2, ... and never reused.
+class IdSet {
+ public:
+  explicit IdSet(size_t n) : next_(static_cast<uint32_t>(n)) {
+    ids_.resize(n);
+    for (size_t i = 0; i < n; ++i) ids_[i] = static_cast<uint32_t>(i);
+  }
+  uint32_t Issue() {
+    ids_.push_back(next_);
+    return next_++;
+  }
+  // Index of `id` among the live ids; throws std::invalid_argument if `id` is
+  // not live. Does not remove it.
+  size_t IndexOf(std::string_view algorithm, uint32_t id) const {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end() || *it != id) {
+      throw std::invalid_argument(std::string(algorithm) + ": node id " + std::to_string(id) +
+                                  (id < next_ ? " was already removed" : " was never issued"));
+    }
+    return static_cast<size_t>(it - ids_.begin());
+  }
+  void EraseAt(size_t index) { ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(index)); }
+  const std::vector<uint32_t>& ids() const noexcept { return ids_; }
+  uint32_t next() const noexcept { return next_; }
+  size_t size() const noexcept { return ids_.size(); }
+
+ private:
+  std::vector<uint32_t> ids_;
+  uint32_t next_;
+};
+
+// Throws Unsupported unless more than one node is live (every algorithm needs
+// one live node to answer lookups).
+void RequireNotLast(std::string_view algorithm, size_t live);
+
+}  // namespace chsim::algorithms_internal
+
+#endif  // CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
