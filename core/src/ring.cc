@@ -165,6 +165,16 @@ std::vector<double> Ring::StructuralShares() const {
   return shares;
 }
 
+void Ring::LocateHashBatch(std::span<const uint32_t> hashes,
+                           std::span<uint32_t> out) const noexcept {
+  for (size_t i = 0; i < hashes.size(); ++i) out[i] = LocateHash(hashes[i]);
+}
+
+void Ring::LocateBatch(std::span<const std::string_view> keys,
+                       std::span<uint32_t> out) const noexcept {
+  for (size_t i = 0; i < keys.size(); ++i) out[i] = Locate(keys[i]);
+}
+
 size_t Ring::MemoryBytes() const noexcept {
   return sizeof(Ring) + points_.capacity() * sizeof(uint32_t) +
          owners_.capacity() * sizeof(uint32_t) + index_.capacity() * sizeof(uint32_t);

@@ -61,6 +61,14 @@ class Ring {
   uint32_t Locate(std::string_view key) const noexcept {
     return LocateHash(static_cast<uint32_t>(key_hasher_->fn(key.data(), key.size())));
   }
+  // out[i] = Locate(keys[i]) for every i, with identical answers. When the key
+  // hasher is md5, keys shorter than 56 bytes are hashed many at a time with
+  // the multi-buffer SIMD MD5 (md5_batch.h); this is the simulator's path.
+  // REQUIRES: out.size() >= keys.size().
+  void LocateBatch(std::span<const std::string_view> keys, std::span<uint32_t> out) const noexcept;
+  // out[i] = LocateHash(hashes[i]). REQUIRES: out.size() >= hashes.size().
+  void LocateHashBatch(std::span<const uint32_t> hashes, std::span<uint32_t> out) const noexcept;
+
   uint32_t HashKey(std::string_view key) const noexcept {
     return static_cast<uint32_t>(key_hasher_->fn(key.data(), key.size()));
   }

@@ -1,0 +1,163 @@
+// Shared pieces of chsim's Google Benchmark programs: deterministic inputs
+// (keys, hashes, node lists) made outside the timed region, one generic item
+// runner for throughput and latency, and the smoke mode CTest uses.
+//
+// Conventions (every benchmark follows them):
+// - names are "group/what/param:value/..."; numeric arguments are named
+//   (Google Benchmark's ArgName), e.g. ".../nodes:100";
+// - every iteration processes kChunk items; items_per_second is reported, so
+//   ns per item = 1e9 / items_per_second;
+// - "tput" runs independent items (the CPU may overlap them); "lat" makes the
+//   next item's input depend on the previous answer through an opaque zero, so
+//   items run strictly one after the other (limits.md's method).
+// - `--chsim_smoke` (stripped before Google Benchmark sees argv) registers a
+//   small subset with one iteration each: CTest runs every binary that way.
+#ifndef CHSIM_BENCH_BENCH_COMMON_H_
+#define CHSIM_BENCH_BENCH_COMMON_H_
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace chsim::bench {
+
+inline constexpr int kChunk = 1024;
+
+// Set by ParseCommonFlags.
+inline bool g_smoke = false;
+
+// Removes chsim's own flags from argv (before benchmark::Initialize).
+inline void ParseCommonFlags(int* argc, char** argv) {
+  int out = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strcmp(argv[i], "--chsim_smoke") == 0) {
+      g_smoke = true;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  *argc = out;
+  argv[out] = nullptr;
+}
+
+// SplitMix64 (Steele, Lea, Flood 2014): the project's seeded generator.
+struct SplitMix64 {
+  uint64_t s;
+  uint64_t Next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  // Lemire's multiply-shift bounded integer in [0, n) (bias < n / 2^64).
+  uint64_t Below(uint64_t n) { return static_cast<uint64_t>((__uint128_t{Next()} * n) >> 64); }
+};
+
+// A pool of keys packed in one buffer; a power-of-two count so the runner can
+// wrap with a mask.
+struct KeyPool {
+  std::string bytes;
+  std::vector<std::string_view> keys;
+  size_t mask = 0;
+};
+
+// `count` (a power of two) random alphanumeric keys with lengths uniform in
+// [min_len, max_len].
+inline KeyPool MakeKeys(size_t count, size_t min_len, size_t max_len, uint64_t seed = 42) {
+  static constexpr char kAlnum[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  SplitMix64 rng{seed};
+  KeyPool pool;
+  std::vector<size_t> lens(count);
+  size_t total = 0;
+  for (size_t& l : lens) total += (l = min_len + rng.Below(max_len - min_len + 1));
+  pool.bytes.resize(total);
+  size_t off = 0;
+  for (size_t l : lens) {
+    for (size_t j = 0; j < l; ++j) pool.bytes[off + j] = kAlnum[rng.Below(62)];
+    off += l;
+  }
+  off = 0;
+  pool.keys.reserve(count);
+  for (size_t l : lens) {
+    pool.keys.emplace_back(pool.bytes.data() + off, l);
+    off += l;
+  }
+  pool.mask = count - 1;
+  return pool;
+}
+
+// Pool size for keys of about `len` bytes: 2^20 keys, capped at ~64 MiB of key
+// bytes, 2^12 in smoke mode.
+inline size_t PoolCount(size_t len) {
+  if (g_smoke) return size_t{1} << 12;
+  size_t n = size_t{1} << 20;
+  while (n > 4096 && n * len > (size_t{64} << 20)) n >>= 1;
+  return n;
+}
+
+inline std::vector<uint64_t> MakeHashes(size_t count, uint64_t seed = 7) {
+  SplitMix64 rng{seed};
+  std::vector<uint64_t> h(count);
+  for (uint64_t& x : h) x = rng.Next();
+  return h;
+}
+
+// A zero the compiler cannot see through: `x & OpaqueZero()` makes a data
+// dependency without changing x.
+inline uint64_t OpaqueZero() {
+  uint64_t z = 0;
+  benchmark::DoNotOptimize(z);
+  return z;
+}
+
+// The generic runner. `op(i, dep)` handles item i (i < pool size, wrapped by
+// `mask`) and returns a value; in latency mode the next index depends on it.
+template <bool kLatency, typename Op>
+void RunItems(benchmark::State& state, size_t mask, Op&& op) {
+  const uint64_t zero = OpaqueZero();
+  size_t i = 0;
+  uint64_t dep = 0;
+  for (auto _ : state) {
+    for (int k = 0; k < kChunk; ++k) {
+      if constexpr (kLatency) {
+        dep = op((i + (dep & zero)) & mask);
+      } else {
+        uint64_t r = op(i & mask);
+        benchmark::DoNotOptimize(r);
+      }
+      ++i;
+    }
+  }
+  benchmark::DoNotOptimize(dep);
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
+}
+
+// Applies the smoke-mode rule (one iteration) to a registered benchmark.
+inline benchmark::internal::Benchmark* Tune(benchmark::internal::Benchmark* b) {
+  if (g_smoke) b->Iterations(1);
+  return b;
+}
+
+// Node counts: 10..100,000 (10, 1000 in smoke mode).
+inline std::vector<int64_t> NodeCounts() {
+  if (g_smoke) return {10, 1000};
+  return {10, 100, 1000, 10000, 100000};
+}
+
+inline std::string Join(std::initializer_list<std::string_view> parts) {
+  std::string s;
+  for (std::string_view p : parts) {
+    if (!s.empty()) s += '/';
+    s += p;
+  }
+  return s;
+}
+
+}  // namespace chsim::bench
+
+#endif  // CHSIM_BENCH_BENCH_COMMON_H_

@@ -1,0 +1,93 @@
+// Builds: Ring::Build under every compatibility profile (and research-xxh3),
+// and every algorithm of AllAlgorithms(), at 10..100,000 nodes. One item is
+// one node placed, so items_per_second is nodes per second and the time per
+// iteration is the build time. Counters: bytes_per_node (MemoryBytes / n),
+// points (ring entries). Names:
+//   build/ring:<profile>/nodes:<n>
+//   build/algo:<name>/nodes:<n>
+#include <memory>
+#include <string>
+
+#include "bench_common.h"
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+#include "chsim/profile.h"
+#include "chsim/ring.h"
+
+namespace chsim::bench {
+namespace {
+
+Profile ProfileByName(const std::string& name) {
+  if (name.rfind("research-", 0) == 0) return ResearchProfile(GetHasher(name.substr(9)), 160);
+  return MakeProfile(name);
+}
+
+void BM_BuildRing(benchmark::State& state, std::string profile_name) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
+  const Profile profile = ProfileByName(profile_name);
+  size_t bytes = 0, points = 0;
+  for (auto _ : state) {
+    Ring ring = Ring::Build(profile, nodes);
+    bytes = ring.MemoryBytes();
+    points = ring.size();
+    benchmark::DoNotOptimize(ring);
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / n;
+  state.counters["points"] = static_cast<double>(points);
+}
+
+#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
+void BM_BuildAlgo(benchmark::State& state, std::string algo) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
+  size_t bytes = 0;
+  try {
+    for (auto _ : state) {
+      std::unique_ptr<Algorithm> a = MakeAlgorithm(algo, nodes);
+      bytes = a->MemoryBytes();
+      benchmark::DoNotOptimize(a.get());
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / n;
+}
+#endif
+
+void Register() {
+  std::vector<std::string> profiles;
+  for (const ProfileInfo& p : AllProfiles()) profiles.emplace_back(p.name);
+  profiles.push_back("research-xxh3");
+  for (const std::string& p : profiles) {
+    std::string name = "build/ring:" + p;
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_BuildRing, p);
+    for (int64_t n : NodeCounts()) b->Arg(n);
+    Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
+  }
+#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
+  for (const AlgorithmInfo& info : AllAlgorithms()) {
+    std::string name = "build/algo:" + std::string(info.name);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_BuildAlgo, std::string(info.name));
+    for (int64_t n : NodeCounts()) b->Arg(n);
+    Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace chsim::bench
+
+int main(int argc, char** argv) {
+  chsim::bench::ParseCommonFlags(&argc, argv);
+  chsim::bench::Register();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
