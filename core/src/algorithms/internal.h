@@ -48,6 +48,61 @@ inline constexpr Capabilities kModuloCapabilities{.weights = false,
                                                   .exact_shares = true,
                                                   .stateful = false,
                                                   .minimal_disruption = false};
+inline constexpr Capabilities kJumpCapabilities{.weights = false,
+                                                .arbitrary_removal = false,
+                                                .lifo_removal = true,
+                                                .incremental = true,
+                                                .exact_shares = false,
+                                                .stateful = false,
+                                                .minimal_disruption = true};
+inline constexpr Capabilities kRendezvousCapabilities{.weights = true,
+                                                      .arbitrary_removal = true,
+                                                      .lifo_removal = true,
+                                                      .incremental = true,
+                                                      .exact_shares = false,
+                                                      .stateful = false,
+                                                      .minimal_disruption = true};
+inline constexpr Capabilities kMaglevCapabilities{.weights = true,
+                                                  .arbitrary_removal = true,
+                                                  .lifo_removal = true,
+                                                  .incremental = false,
+                                                  .exact_shares = true,
+                                                  .stateful = false,
+                                                  .minimal_disruption = false};
+inline constexpr Capabilities kMultiProbeCapabilities{.weights = false,
+                                                      .arbitrary_removal = true,
+                                                      .lifo_removal = true,
+                                                      .incremental = true,
+                                                      .exact_shares = false,
+                                                      .stateful = false,
+                                                      .minimal_disruption = true};
+inline constexpr Capabilities kBoundedLoadCapabilities{.weights = false,
+                                                       .arbitrary_removal = true,
+                                                       .lifo_removal = true,
+                                                       .incremental = false,
+                                                       .exact_shares = false,
+                                                       .stateful = true,
+                                                       .minimal_disruption = false};
+inline constexpr Capabilities kAnchorCapabilities{.weights = false,
+                                                  .arbitrary_removal = true,
+                                                  .lifo_removal = true,
+                                                  .incremental = true,
+                                                  .exact_shares = false,
+                                                  .stateful = false,
+                                                  .minimal_disruption = true};
+inline constexpr Capabilities kMementoCapabilities{.weights = false,
+                                                   .arbitrary_removal = true,
+                                                   .lifo_removal = true,
+                                                   .incremental = true,
+                                                   .exact_shares = false,
+                                                   .stateful = false,
+                                                   .minimal_disruption = true};
+
+// Lemire's multiply-shift range reduction: x in [0, 2^64) to [0, n), unbiased
+// to within n / 2^64. Uses the high bits of x, so x must be well mixed.
+inline uint64_t Reduce(uint64_t x, uint64_t n) noexcept {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
+}
 
 // SplitMix64's output function (Steele, Lea & Flood 2014, constants from
 // Stafford's "Mix13"): a bijection on 64 bits with full avalanche.

@@ -1,0 +1,181 @@
+// `memento`: MementoHash (Coluzzi, Brocco, Antonucci & Leidi, "MementoHash: A
+// Stateful, Minimal Memory, Best Performing Consistent Hash Algorithm",
+// IEEE/ACM ToN 2024, arXiv:2306.09783).
+//
+// Jump hash over a b-array of n buckets, plus a replacement map holding only
+// the removed buckets: removed bucket b -> (replacer r, previously removed
+// bucket). r is the working-set size after b's removal; a key that lands on b
+// is rehashed into [0, r) with a hash seeded by b, and follows replacements of
+// buckets removed before b (replacer >= r) until it reaches a working bucket
+// or one removed after b (replacer < r), which repeats the step. Removing the
+// last bucket while nothing else is removed just shrinks n (plain jump); any
+// other removal is remembered. Adding restores the most recently removed
+// bucket, so ids map to buckets through a table. Memory grows with removals,
+// not with capacity; no upper bound on nodes. Full consistency as anchor.
+//
+// The replacement map is an open-addressing table (linear probing,
+// backward-shift deletion) so lookups are allocation-free.
+#include "chsim/algorithms/jump.h"
+#include "internal.h"
+
+namespace chsim::algorithms_internal {
+namespace {
+
+constexpr std::string_view kName = "memento";
+constexpr uint32_t kNone = UINT32_MAX;
+
+// bucket -> (replacer, previous removed bucket).
+class ReplacementMap {
+ public:
+  struct Entry {
+    uint32_t bucket = kNone;
+    uint32_t replacer = 0;
+    uint32_t prev_removed = 0;
+  };
+  ReplacementMap() : slots_(16) {}
+
+  uint32_t Replacer(uint32_t bucket) const noexcept {
+    for (size_t i = Home(bucket);; i = (i + 1) & Mask()) {
+      if (slots_[i].bucket == bucket) return slots_[i].replacer;
+      if (slots_[i].bucket == kNone) return kNone;
+    }
+  }
+  const Entry* Find(uint32_t bucket) const noexcept {
+    for (size_t i = Home(bucket);; i = (i + 1) & Mask()) {
+      if (slots_[i].bucket == bucket) return &slots_[i];
+      if (slots_[i].bucket == kNone) return nullptr;
+    }
+  }
+  void Put(const Entry& e) {
+    if (2 * (size_ + 1) > slots_.size()) Grow();
+    size_t i = Home(e.bucket);
+    while (slots_[i].bucket != kNone) i = (i + 1) & Mask();
+    slots_[i] = e;
+    ++size_;
+  }
+  void Erase(uint32_t bucket) noexcept {
+    size_t i = Home(bucket);
+    while (slots_[i].bucket != bucket) i = (i + 1) & Mask();
+    // Backward-shift deletion: pull later members of the probe run into the hole.
+    for (size_t j = (i + 1) & Mask(); slots_[j].bucket != kNone; j = (j + 1) & Mask()) {
+      const size_t home = Home(slots_[j].bucket);
+      // Move j into the hole i unless j's home lies cyclically in (i, j].
+      const bool stays = (i <= j) ? (i < home && home <= j) : (i < home || home <= j);
+      if (!stays) {
+        slots_[i] = slots_[j];
+        i = j;
+      }
+    }
+    slots_[i] = Entry{};
+    --size_;
+  }
+  size_t size() const noexcept { return size_; }
+  size_t MemoryBytes() const noexcept { return slots_.capacity() * sizeof(Entry); }
+
+ private:
+  size_t Mask() const noexcept { return slots_.size() - 1; }
+  size_t Home(uint32_t bucket) const noexcept { return Mix64(bucket) & Mask(); }
+  void Grow() {
+    std::vector<Entry> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_ = 0;
+    for (const Entry& e : old) {
+      if (e.bucket != kNone) Put(e);
+    }
+  }
+  std::vector<Entry> slots_;  // size a power of two, at most half full
+  size_t size_ = 0;
+};
+
+class Memento final : public Algorithm {
+ public:
+  explicit Memento(std::span<const Node> nodes)
+      : n_(static_cast<uint32_t>(nodes.size())),
+        last_removed_(n_),
+        nodes_(nodes.begin(), nodes.end()),
+        ids_(nodes.size()) {
+    for (uint32_t b = 0; b < n_; ++b) bucket_id_.push_back(b), id_bucket_.push_back(b);
+  }
+
+  std::string_view name() const noexcept override { return kName; }
+  Capabilities capabilities() const noexcept override { return kMementoCapabilities; }
+  uint32_t Locate(uint64_t key_hash) const noexcept override {
+    uint32_t b = static_cast<uint32_t>(JumpConsistentHash(key_hash, static_cast<int32_t>(n_)));
+    uint32_t r = removed_.Replacer(b);
+    while (r != kNone) {
+      // b was removed leaving r working buckets: rehash into [0, r) seeded by b.
+      b = static_cast<uint32_t>(Reduce(Mix64(Mix64(key_hash) ^ Mix64(b)), r));
+      uint32_t u = removed_.Replacer(b);
+      while (u != kNone && u >= r) {  // b removed before: follow its replacement
+        b = u;
+        u = removed_.Replacer(b);
+      }
+      r = u;  // working (kNone) or removed after the previous one: repeat
+    }
+    return bucket_id_[b];
+  }
+  size_t num_nodes() const noexcept override { return ids_.size(); }
+  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
+
+  uint32_t Add(const Node& node) override {
+    CheckNewNode(kName, nodes_, node);
+    RequireUnweighted(kName, std::span<const Node>(&node, 1));
+    if (n_ - removed_.size() >= static_cast<uint32_t>(INT32_MAX)) {
+      throw Unsupported("memento: at most 2^31 - 1 buckets");
+    }
+    const uint32_t b = last_removed_;
+    if (removed_.size() == 0) {
+      last_removed_ = b + 1;
+    } else {
+      last_removed_ = removed_.Find(b)->prev_removed;
+      removed_.Erase(b);
+    }
+    if (b >= n_) n_ = b + 1;
+    if (bucket_id_.size() < n_) bucket_id_.resize(n_, kNone);
+    nodes_.push_back(node);
+    const uint32_t id = ids_.Issue();
+    bucket_id_[b] = id;
+    id_bucket_.push_back(b);
+    return id;
+  }
+  void Remove(uint32_t id) override {
+    const size_t i = ids_.IndexOf(kName, id);
+    RequireNotLast(kName, ids_.size());
+    const uint32_t b = id_bucket_[id];
+    if (removed_.size() == 0 && b == n_ - 1) {
+      n_ = last_removed_ = b;  // plain jump shrink
+    } else {
+      const uint32_t working = n_ - static_cast<uint32_t>(removed_.size());
+      removed_.Put({b, working - 1, last_removed_});
+      last_removed_ = b;
+    }
+    bucket_id_[b] = kNone;
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+    ids_.EraseAt(i);
+  }
+  size_t MemoryBytes() const noexcept override {
+    return removed_.MemoryBytes() + (bucket_id_.capacity() + id_bucket_.capacity()) * 4;
+  }
+
+ private:
+  uint32_t n_;             // b-array size (jump's bucket count)
+  uint32_t last_removed_;  // next bucket Add restores
+  ReplacementMap removed_;
+  std::vector<uint32_t> bucket_id_;  // bucket -> node id (kNone if removed)
+  std::vector<uint32_t> id_bucket_;  // node id -> bucket
+  std::vector<Node> nodes_;          // live, parallel to ids_
+  IdSet ids_;
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> NewMemento(std::span<const Node> nodes, const AlgorithmParams&) {
+  CheckNodes(kName, nodes);
+  RequireUnweighted(kName, nodes);
+  if (nodes.size() > static_cast<size_t>(INT32_MAX)) {
+    throw std::invalid_argument("memento: at most 2^31 - 1 nodes");
+  }
+  return std::make_unique<Memento>(nodes);
+}
+
+}  // namespace chsim::algorithms_internal
