@@ -1,0 +1,180 @@
+// Multi-buffer MD5 driver: pads and transposes up to L short keys into one
+// block per lane, runs the kernel chosen at start-up, and sends keys of 56
+// bytes or more to OpenSSL. See chsim/md5_batch.h.
+#include <atomic>
+#include <bit>
+#include <cstring>
+
+#include "chsim/md5.h"
+#include "chsim/md5_batch.h"
+#include "md5_multibuffer_impl.h"
+
+static_assert(std::endian::native == std::endian::little, "MD5 words are read little-endian");
+
+namespace {
+typedef uint32_t V4 __attribute__((vector_size(16)));
+}  // namespace
+
+// The portable kernel (baseline flags) and the scalar one-block MD5.
+CHSIM_MD5_DEFINE_KERNELS(Portable, V4, 2, 4)
+CHSIM_MD5_DEFINE_KERNELS(Scalar, uint32_t, 1, 1)
+
+namespace chsim {
+namespace md5mb {
+#if defined(__x86_64__) || defined(__i386__)
+#define CHSIM_MD5MB_X86 1
+void Avx2_a(const uint32_t* words, uint32_t* out) noexcept;
+void Avx2_abcd(const uint32_t* words, uint32_t* out) noexcept;
+void Avx512_a(const uint32_t* words, uint32_t* out) noexcept;
+void Avx512_abcd(const uint32_t* words, uint32_t* out) noexcept;
+#endif
+}  // namespace md5mb
+
+namespace {
+
+using KernelFn = void (*)(const uint32_t* words, uint32_t* out) noexcept;
+
+struct Kernel {
+  const char* name;
+  int lanes;
+  KernelFn a;
+  KernelFn abcd;
+};
+
+constexpr int kMaxLanes = 32;
+
+const Kernel kPortable{"portable", 8, md5mb::Portable_a, md5mb::Portable_abcd};
+#ifdef CHSIM_MD5MB_X86
+const Kernel kAvx2{"avx2", 16, md5mb::Avx2_a, md5mb::Avx2_abcd};
+const Kernel kAvx512{"avx512", 32, md5mb::Avx512_a, md5mb::Avx512_abcd};
+#endif
+
+bool Supported(const Kernel& k) {
+#ifdef CHSIM_MD5MB_X86
+  if (&k == &kAvx512) return __builtin_cpu_supports("avx512f");
+  if (&k == &kAvx2) return __builtin_cpu_supports("avx2");
+#endif
+  return &k == &kPortable;
+}
+
+const Kernel* Best() {
+#ifdef CHSIM_MD5MB_X86
+  __builtin_cpu_init();
+  if (Supported(kAvx512)) return &kAvx512;
+  if (Supported(kAvx2)) return &kAvx2;
+#endif
+  return &kPortable;
+}
+
+std::atomic<const Kernel*> g_kernel{Best()};
+
+inline uint32_t Load32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;  // little-endian host (x86-64, arm64): MD5's word order
+}
+
+// Writes the padded block of a key of len <= 55 as lane `lane` of `words`.
+inline void PutBlock(const char* key, size_t len, uint32_t* words, int lanes, int lane) {
+  alignas(16) uint8_t block[64] = {};
+  std::memcpy(block, key, len);
+  block[len] = 0x80;
+  const size_t used = (len + 4) / 4;  // words holding key bytes or the 0x80
+  for (size_t j = 0; j < used; ++j) words[j * lanes + lane] = Load32(block + 4 * j);
+  for (size_t j = used; j < 14; ++j) words[j * lanes + lane] = 0;
+  words[14 * lanes + lane] = static_cast<uint32_t>(len * 8);
+  words[15 * lanes + lane] = 0;
+}
+
+// Runs the kernel over keys[0..n), n <= lanes; keys too long for one block
+// are reported through `on_long(i)` and their lanes hash an empty block.
+template <bool kFull, typename OnLong>
+inline void RunChunk(const Kernel& k, const std::string_view* keys, size_t n, uint32_t* out,
+                     OnLong&& on_long) {
+  alignas(64) uint32_t words[16 * kMaxLanes];
+  const int lanes = k.lanes;
+  for (int l = 0; l < lanes; ++l) {
+    const bool real = static_cast<size_t>(l) < n && keys[l].size() <= kMd5OneBlockMaxLen;
+    if (real) {
+      PutBlock(keys[l].data(), keys[l].size(), words, lanes, l);
+    } else {
+      if (static_cast<size_t>(l) < n) on_long(static_cast<size_t>(l));
+      PutBlock("", 0, words, lanes, l);
+    }
+  }
+  (kFull ? k.abcd : k.a)(words, out);
+}
+
+}  // namespace
+
+void Md5BatchLe32(std::span<const std::string_view> keys, std::span<uint32_t> out) noexcept {
+  const Kernel& k = *g_kernel.load(std::memory_order_relaxed);
+  alignas(64) uint32_t state[4 * kMaxLanes];
+  const size_t lanes = static_cast<size_t>(k.lanes);
+  for (size_t base = 0; base < keys.size(); base += lanes) {
+    const size_t n = keys.size() - base < lanes ? keys.size() - base : lanes;
+    uint32_t long_mask = 0;  // lanes must take OpenSSL
+    RunChunk<false>(k, keys.data() + base, n, state, [&](size_t l) { long_mask |= 1u << l; });
+    for (size_t l = 0; l < n; ++l) out[base + l] = state[l];
+    while (long_mask != 0) {
+      const size_t l = static_cast<size_t>(__builtin_ctz(long_mask));
+      long_mask &= long_mask - 1;
+      uint8_t d[16];
+      Md5(keys[base + l].data(), keys[base + l].size(), d);
+      out[base + l] = Md5Slice(d, 0);
+    }
+  }
+}
+
+void Md5BatchDigests(std::span<const std::string_view> keys,
+                     std::span<std::array<uint8_t, 16>> digests) noexcept {
+  const Kernel& k = *g_kernel.load(std::memory_order_relaxed);
+  alignas(64) uint32_t state[4 * kMaxLanes];
+  const size_t lanes = static_cast<size_t>(k.lanes);
+  for (size_t base = 0; base < keys.size(); base += lanes) {
+    const size_t n = keys.size() - base < lanes ? keys.size() - base : lanes;
+    uint32_t long_mask = 0;
+    RunChunk<true>(k, keys.data() + base, n, state, [&](size_t l) { long_mask |= 1u << l; });
+    for (size_t l = 0; l < n; ++l) {
+      for (int r = 0; r < 4; ++r) {
+        std::memcpy(digests[base + l].data() + 4 * r, &state[r * lanes + l], 4);
+      }
+    }
+    while (long_mask != 0) {
+      const size_t l = static_cast<size_t>(__builtin_ctz(long_mask));
+      long_mask &= long_mask - 1;
+      Md5(keys[base + l].data(), keys[base + l].size(), digests[base + l].data());
+    }
+  }
+}
+
+uint32_t Md5Le32(const void* data, size_t len) noexcept {
+  if (len > kMd5OneBlockMaxLen) {
+    uint8_t d[16];
+    Md5(data, len, d);
+    return Md5Slice(d, 0);
+  }
+  alignas(16) uint32_t words[16];
+  PutBlock(static_cast<const char*>(data), len, words, 1, 0);
+  uint32_t a;
+  md5mb::Scalar_a(words, &a);
+  return a;
+}
+
+const char* Md5BatchIsa() noexcept { return g_kernel.load(std::memory_order_relaxed)->name; }
+
+bool SetMd5BatchIsa(std::string_view isa) noexcept {
+  for (const Kernel* k : {
+#ifdef CHSIM_MD5MB_X86
+           &kAvx512, &kAvx2,
+#endif
+           &kPortable}) {
+    if (isa == k->name && Supported(*k)) {
+      g_kernel.store(k, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace chsim
