@@ -1,0 +1,132 @@
+// chsim's side of the peer harness (bench/peers/run): times ring builds and
+// lookups over the same server list and keys the peers get, the same way
+// (whole passes over the key file, steady clock, median of the passes).
+//
+// Usage: chsim_peer KEYS_FILE SERVERS_FILE PROFILE PASSES
+//   KEYS_FILE: one key per '\n'-terminated line; SERVERS_FILE: host:port per line;
+//   PROFILE: a compatibility profile or research-<hasher> (ResearchProfile, 160 points).
+// Prints one JSON object per line: {"op", "ns", "samples", "checksum"}; checksum
+// is h = h * 1000003 + owner (mod 2^64) over the keys in order, as every peer computes it.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+#include "chsim/profile.h"
+#include "chsim/ring.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Slurp(const char* path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    std::fprintf(stderr, "chsim_peer: cannot open %s\n", path);
+    std::exit(1);
+  }
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+std::vector<std::string_view> Lines(const std::string& s) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\n') {
+      out.emplace_back(s.data() + start, i - start);
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+uint64_t Checksum(const std::vector<uint32_t>& owners) {
+  uint64_t h = 0;
+  for (uint32_t o : owners) h = h * 1000003u + o;
+  return h;
+}
+
+template <typename F>
+void Time(const char* op, int passes, double items, F&& f) {
+  std::vector<double> ns;
+  uint64_t checksum = 0;
+  for (int p = 0; p < passes; ++p) {
+    auto t0 = Clock::now();
+    checksum = f();
+    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / items);
+  }
+  std::vector<double> sorted = ns;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("{\"op\": \"%s\", \"ns\": %.4f, \"samples\": [", op, sorted[sorted.size() / 2]);
+  for (size_t i = 0; i < ns.size(); ++i) std::printf("%s%.4f", i ? ", " : "", ns[i]);
+  std::printf("], \"checksum\": \"%llu\"}\n", static_cast<unsigned long long>(checksum));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 5) {
+    std::fprintf(stderr, "usage: chsim_peer KEYS_FILE SERVERS_FILE PROFILE PASSES\n");
+    return 2;
+  }
+  const std::string key_bytes = Slurp(argv[1]), server_bytes = Slurp(argv[2]);
+  const std::vector<std::string_view> keys = Lines(key_bytes);
+  std::vector<chsim::Node> nodes;
+  for (std::string_view line : Lines(server_bytes)) {
+    chsim::Node n;
+    n.label = std::string(line);
+    size_t colon = line.rfind(':');
+    n.host = std::string(line.substr(0, colon));
+    n.port = static_cast<uint32_t>(std::stoul(std::string(line.substr(colon + 1))));
+    n.port_given = true;
+    nodes.push_back(std::move(n));
+  }
+  const std::string profile_name = argv[3];
+  const int passes = std::max(1, std::atoi(argv[4]));
+  chsim::Profile profile;
+  try {
+    profile = profile_name.rfind("research-", 0) == 0
+                  ? chsim::ResearchProfile(chsim::GetHasher(profile_name.substr(9)), 160)
+                  : chsim::MakeProfile(profile_name);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chsim_peer: %s\n", e.what());
+    return 2;
+  }
+
+  // Builds: warm once, then enough passes for a stable median.
+  chsim::Ring ring = chsim::Ring::Build(profile, nodes);
+  Time("build", std::max(passes, 5), 1.0, [&] {
+    ring = chsim::Ring::Build(profile, nodes);
+    return uint64_t{ring.size()};
+  });
+
+  std::vector<uint32_t> owners(keys.size());
+  const double n = static_cast<double>(keys.size());
+  Time("lookup", passes, n, [&] {
+    for (size_t i = 0; i < keys.size(); ++i) owners[i] = ring.Locate(keys[i]);
+    return Checksum(owners);
+  });
+  // Latency: the next key's index depends on the previous answer (an opaque
+  // zero), so lookups cannot overlap.
+  volatile uint32_t zero_src = 0;
+  const uint32_t zero = zero_src;
+  Time("lookup_latency", passes, n, [&] {
+    uint32_t prev = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      prev = ring.Locate(keys[i + (prev & zero)]);
+      owners[i] = prev;
+    }
+    return Checksum(owners);
+  });
+  Time("lookup_batch", passes, n, [&] {
+    ring.LocateBatch(keys, owners);
+    return Checksum(owners);
+  });
+  return 0;
+}
