@@ -79,10 +79,11 @@ constexpr Hasher kHashers[] = {
     {"fnv1a_32", "FNV-1a 32-bit over bytes", HashFnv1a_32, 32},
     {"fnv1_64", "FNV-1 64-bit over bytes", HashFnv1_64, 64},
     {"fnv1a_64", "FNV-1a 64-bit over bytes", HashFnv1a_64, 64},
-    {"one_at_a_time",
-     "Jenkins one-at-a-time as libhashkit computes it (bytes as signed char; libmemcached's "
-     "default)",
-     HashOneAtATime, 32},
+    {"one_at_a_time", "Bob Jenkins' one-at-a-time (bytes unsigned)", HashOneAtATime, 32},
+    {"hashkit_one_at_a_time",
+     "one-at-a-time as libhashkit 1.1 computes it (libmemcached's default key hash): bytes "
+     "as signed char",
+     HashHashkitOneAtATime, 32},
     {"java_string", "Java String.hashCode() of the UTF-8 key (spymemcached NATIVE_HASH)",
      HashJavaString, 32},
     {"spy_fnv1_32", "spymemcached FNV1_32_HASH: FNV-1 over UTF-16 code units", HashSpyFnv1_32, 32},
@@ -152,13 +153,13 @@ uint64_t HashFnv1a_64(const void* data, size_t len) noexcept {
   return h;
 }
 
-// Bob Jenkins' one-at-a-time, as libhashkit's hashkit_one_at_a_time: each byte
-// is read through `char`, which is signed on x86, so bytes >= 0x80 enter the
-// sum sign-extended. That is what libmemcached clients actually compute.
-uint64_t HashOneAtATime(const void* data, size_t len) noexcept {
+namespace {
+// Bob Jenkins' one-at-a-time (Dr. Dobb's, 1997) over byte values from `byte`.
+template <typename ByteValue>
+uint32_t OneAtATime(const void* data, size_t len, ByteValue byte) noexcept {
   uint32_t h = 0;
   for (size_t i = 0; i < len; ++i) {
-    h += static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(Bytes(data)[i])));
+    h += byte(Bytes(data)[i]);
     h += h << 10;
     h ^= h >> 6;
   }
@@ -166,6 +167,20 @@ uint64_t HashOneAtATime(const void* data, size_t len) noexcept {
   h ^= h >> 11;
   h += h << 15;
   return h;
+}
+}  // namespace
+
+uint64_t HashOneAtATime(const void* data, size_t len) noexcept {
+  return OneAtATime(data, len, [](uint8_t b) { return uint32_t{b}; });
+}
+
+// libhashkit reads each byte through `char`, signed on x86: bytes >= 0x80
+// enter the sum sign-extended. That is what libmemcached clients compute
+// (tests/compat/golden/hashers.tsv, rows hashkit_one_at_a_time).
+uint64_t HashHashkitOneAtATime(const void* data, size_t len) noexcept {
+  return OneAtATime(data, len, [](uint8_t b) {
+    return static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(b)));
+  });
 }
 
 uint64_t HashJavaString(const void* data, size_t len) noexcept {

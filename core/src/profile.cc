@@ -117,13 +117,20 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     }
     p.key_format = PointKeyFormat::kHostOrHostPort;
     p.points_per_node = 100;  // MEMCACHED_POINTS_PER_SERVER
-    p.count = p.weighted_count = PointCount::kConstant;
+    p.count = PointCount::kConstant;
     p.points_per_hash = 1;
-    p.weighted_uses_md5 = false;
-    p.key_hasher = p.point_hasher = &GetHasher(h);  // update_continuum hashes with the key hash
+    // MEMCACHED_HASH_DEFAULT is libhashkit's one-at-a-time, which reads bytes
+    // as signed char; update_continuum hashes the point keys with the key hash.
+    p.key_hasher = p.point_hasher =
+        &GetHasher(h == "md5" ? std::string_view("md5") : std::string_view("hashkit_one_at_a_time"));
+    // A weight above 1 switches libmemcached to its weighted MD5 ring
+    // (160-base float formula, 4 points per digest); keys keep their hash.
+    p.weighted_only_above_one = true;
+    p.weighted_count = PointCount::kWeightedFloat;
+    p.weighted_points_per_node = 160;  // MEMCACHED_POINTS_PER_SERVER_KETAMA
+    p.weighted_uses_md5 = true;
     p.tie = TieRule::kEarlierWins;
     p.duplicates = DuplicatePoints::kKeep;
-    p.rejects_weights = true;
   } else if (name == "twemproxy") {
     RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
     if (!opt.hasher.empty() && opt.hasher != "md5") {
@@ -171,6 +178,9 @@ Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node) {
 uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
                        uint64_t total_weight, size_t n) noexcept {
   PointCount rule = weighted_list ? p.weighted_count : p.count;
+  const uint32_t base = rule != PointCount::kConstant && p.weighted_points_per_node != 0
+                            ? p.weighted_points_per_node
+                            : p.points_per_node;
   switch (rule) {
     case PointCount::kConstant:
       return p.points_per_node;
@@ -181,7 +191,7 @@ uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
       // The 1e-10 vanishes when the sum is rounded back to float. Float32
       // rounding makes equal weights give 156 points for n = 25, 47, 50, ...
       float pct = static_cast<float>(weight) / static_cast<float>(total_weight);
-      float v = pct * static_cast<float>(p.points_per_node);
+      float v = pct * static_cast<float>(base);
       v = v / 4.0f;
       v = v * static_cast<float>(n);
       float rounded = static_cast<float>(static_cast<double>(v) + 1e-10);
@@ -189,7 +199,7 @@ uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
     }
     case PointCount::kWeightedInteger:
       // uhashring ring_ketama.py: (vnodes * len(nodes) * weight) // weight_sum iterations of 4.
-      return static_cast<uint32_t>((uint64_t{p.points_per_node / 4} * n * weight) / total_weight) * 4;
+      return static_cast<uint32_t>((uint64_t{base / 4} * n * weight) / total_weight) * 4;
   }
   return p.points_per_node;
 }

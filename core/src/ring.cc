@@ -40,13 +40,10 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   if (profile.key_hasher == nullptr || profile.point_hasher == nullptr) {
     throw std::invalid_argument("profile '" + profile.name + "' has no hasher");
   }
+  if (profile.weighted_only_above_one) weighted = false;
   for (const Node& n : nodes) {
     if (n.weight != 1) weighted = true;
     if (n.weight == 0) throw std::invalid_argument("node '" + n.label + "' has weight 0");
-  }
-  if (weighted && profile.rejects_weights) {
-    throw std::invalid_argument("profile '" + profile.name +
-                                "' is unweighted; use a list without weights or another profile");
   }
   const uint64_t total_weight = TotalWeight(nodes);
   const std::vector<uint32_t> order = NodeOrderOf(profile, nodes);

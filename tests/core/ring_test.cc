@@ -176,11 +176,19 @@ TEST(Ring, SpymemcachedThreeServerPointCount) {
   EXPECT_TRUE(std::is_sorted(r.points().begin(), r.points().end()));
 }
 
-TEST(Ring, RejectsEmptyAndUnweightedProfileWithWeights) {
+TEST(Ring, RejectsEmpty) {
   EXPECT_THROW(Ring::Build(MakeProfile("spymemcached"), {}), std::invalid_argument);
+}
+
+// libmemcached-ketama: weights of 1 (even spelled out) keep the 100-point
+// one-per-hash ring; a weight above 1 switches to the weighted MD5 ring.
+TEST(Ring, LibmemcachedKetamaWeightSwitch) {
   std::vector<Node> nodes = MakeNumberedNodes(3);
+  Profile p = MakeProfile("libmemcached-ketama");
+  EXPECT_EQ(Ring::Build(p, nodes, /*weighted=*/true).size(), 300u);
   nodes[1].weight = 2;
-  EXPECT_THROW(Ring::Build(MakeProfile("libmemcached-ketama"), nodes), std::invalid_argument);
+  // 160-base float formula: floor(w/W * 40 * 3) * 4 -> 120, 240, 120.
+  EXPECT_EQ(Ring::Build(p, nodes).size(), 480u);
 }
 
 TEST(Ring, LargeListsDoNotAbort) {

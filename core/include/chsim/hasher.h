@@ -47,7 +47,10 @@ uint64_t HashFnv1_32(const void* data, size_t len) noexcept;
 uint64_t HashFnv1a_32(const void* data, size_t len) noexcept;
 uint64_t HashFnv1_64(const void* data, size_t len) noexcept;
 uint64_t HashFnv1a_64(const void* data, size_t len) noexcept;
-uint64_t HashOneAtATime(const void* data, size_t len) noexcept;
+uint64_t HashOneAtATime(const void* data, size_t len) noexcept;  // Jenkins, bytes unsigned
+// libhashkit's hashkit_one_at_a_time: bytes read through `char` (signed on
+// x86), so bytes >= 0x80 enter sign-extended; differs from Jenkins on them.
+uint64_t HashHashkitOneAtATime(const void* data, size_t len) noexcept;
 uint64_t HashMurmur3_32(const void* data, size_t len) noexcept;  // seed 0
 uint64_t HashXxh32(const void* data, size_t len) noexcept;       // seed 0
 uint64_t HashXxh64(const void* data, size_t len) noexcept;       // seed 0

@@ -67,6 +67,8 @@ struct Profile {
   std::string description;
   PointKeyFormat key_format = PointKeyFormat::kHostPort;
   uint32_t points_per_node = 160;  // constant, or the base of the weighted formulas
+  // Base of the weighted formulas when it differs from points_per_node (0 = same).
+  uint32_t weighted_points_per_node = 0;
   PointCount count = PointCount::kConstant;
   // Used instead of `count` when the node list is weighted (spymemcached's
   // weighted constructor). Equal to `count` for profiles without that switch.
@@ -83,8 +85,11 @@ struct Profile {
   DuplicatePoints duplicates = DuplicatePoints::kDrop;
   LookupEdge edge = LookupEdge::kGreaterEqual;
   NodeOrder order = NodeOrder::kAsGiven;
-  // Reject weighted lists (a profile whose peer has no weighted mode here).
-  bool rejects_weights = false;
+  // When a node list counts as weighted (and takes weighted_count): when it
+  // spells weights at all (spymemcached's weights map, even all 1), or only
+  // when some weight is above 1 (libmemcached's server_push sets its weighted
+  // flag then, and ignores weights of 1).
+  bool weighted_only_above_one = false;
 };
 
 // Options that select a peer's variant.

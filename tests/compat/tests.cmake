@@ -1,0 +1,10 @@
+# Compatibility with the real peers (label compat):
+#  - compat_golden: chsim locate/ring against every golden file, key for key.
+#  - compat_generate_check: reruns the generator against the live peers
+#    (spymemcached, libmemcached, uhashring, nutcracker + memcached, Guava) and
+#    fails if the committed golden files differ: the golden data is provably
+#    the peers' own.
+add_test(NAME compat_golden
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_golden.py --chsim $<TARGET_FILE:chsim>)
+add_test(NAME compat_generate_check COMMAND ${CMAKE_CURRENT_LIST_DIR}/generate --check)
+set_tests_properties(compat_golden compat_generate_check PROPERTIES LABELS compat TIMEOUT 600)
