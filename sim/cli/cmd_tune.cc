@@ -1,0 +1,158 @@
+// `chsim tune`: the least points per node a deployment needs for a target
+// max/mean at a confidence (see chsim/sim/tune.h for the method).
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "chsim/hasher.h"
+#include "chsim/profile.h"
+#include "chsim/sim/errors.h"
+#include "chsim/sim/results.h"
+#include "chsim/sim/server_list.h"
+#include "chsim/sim/tune.h"
+#include "commands.h"
+
+namespace chsim::cli {
+namespace {
+
+struct TuneOptions {
+  uint32_t nodes = 0;
+  std::string servers;
+  std::string profile;
+  std::string algorithm;
+  std::string hasher = "md5";
+  std::string hash_algorithm;
+  double max_over_mean = 0;
+  double confidence = 0.95;
+  std::string metric = "structural";
+  uint64_t keys = 1'000'000;
+  std::string json;
+  uint32_t draws = 2000;
+  double budget = 40;
+  uint64_t seed = 1;
+  int threads = 0;
+  bool quiet = false;
+};
+
+nlohmann::json EstimateJson(const sim::TuneEstimate& e) {
+  return {{"points_per_node", e.points},   {"method", e.method},
+          {"draws", e.draws},              {"successes", e.successes},
+          {"probability", e.probability},  {"ci_low", e.ci_low},
+          {"ci_high", e.ci_high},          {"median_max_over_mean", e.median_max_over_mean},
+          {"p95_max_over_mean", e.p95_max_over_mean}};
+}
+
+nlohmann::json CostJson(const sim::TuneCost& c) {
+  return {{"points_per_node", c.points}, {"ring_points", c.ring_points},
+          {"memory_bytes", c.memory_bytes}, {"build_ms", c.build_ms}, {"lookup_ns", c.lookup_ns}};
+}
+
+void RunTune(const TuneOptions& o) {
+  if ((o.nodes == 0) == o.servers.empty()) {
+    throw sim::UsageError("give exactly one of --nodes N (N >= 2) or --servers FILE");
+  }
+  if (!o.algorithm.empty() && o.algorithm != "ring") {
+    throw sim::UsageError("--algorithm " + o.algorithm +
+                          ": tune supports 'ring' (and --profile NAME)");
+  }
+  if (!o.profile.empty() && !o.algorithm.empty()) {
+    throw sim::UsageError("give --profile NAME or --algorithm ring --hasher NAME, not both");
+  }
+  if (o.metric != "structural" && o.metric != "sampled") {
+    throw sim::UsageError("--metric '" + o.metric + "': expected structural or sampled");
+  }
+  sim::TuneRequest r;
+  try {
+    r.profile = o.profile.empty() ? ResearchProfile(GetHasher(o.hasher), 160)
+                                  : MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, ""});
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+  if (!o.servers.empty()) {
+    sim::ServerList list = sim::LoadServerList(o.servers);
+    r.nodes = list.nodes;
+    r.weighted = list.weighted;
+  }
+  r.n = o.nodes;
+  r.target = o.max_over_mean;
+  r.confidence = o.confidence;
+  r.metric = o.metric == "sampled" ? sim::TuneMetric::kSampled : sim::TuneMetric::kStructural;
+  r.keys = o.keys;
+  r.model_draws = o.draws;
+  r.max_exact_draws = o.draws;
+  r.time_budget_seconds = o.budget;
+  r.seed = o.seed;
+  r.threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  sim::TuneProgress progress;
+  if (!o.quiet) progress = [](const std::string& s) { std::fprintf(stderr, "tune: %s\n", s.c_str()); };
+  sim::TuneResult res = sim::Tune(r, progress);
+  std::printf("%s\n", res.summary.c_str());
+  if (o.json.empty()) return;
+  nlohmann::json doc;
+  doc["schema_version"] = 1;
+  doc["kind"] = "tune";
+  doc["request"] = {{"nodes", o.nodes},
+                    {"servers", o.servers},
+                    {"profile", r.profile.name},
+                    {"hasher", std::string(r.profile.key_hasher->name)},
+                    {"max_over_mean", r.target},
+                    {"confidence", r.confidence},
+                    {"metric", o.metric},
+                    {"keys", r.keys},
+                    {"draws", r.model_draws},
+                    {"seed", std::to_string(r.seed)},
+                    {"threads", r.threads}};
+  nlohmann::json answer = {{"points_per_node", res.answer},
+                           {"met", res.met},
+                           {"analytic_points", std::isfinite(res.analytic) ? nlohmann::json(res.analytic)
+                                                                          : nlohmann::json(nullptr)},
+                           {"summary", res.summary},
+                           {"current", EstimateJson(res.current)},
+                           {"cost_current", CostJson(res.cost_current)}};
+  if (res.met) answer["cost_answer"] = CostJson(res.cost_answer);
+  if (!r.nodes.empty()) {
+    answer["list_max_over_mean"] = res.list_max_over_mean;
+    answer["hottest"] = res.hottest_label;
+  }
+  doc["answer"] = answer;
+  nlohmann::json est = nlohmann::json::array();
+  for (const auto& e : res.estimates) est.push_back(EstimateJson(e));
+  doc["estimates"] = est;
+  sim::WriteFileAtomically(o.json, doc.dump(1) + "\n");
+}
+
+}  // namespace
+
+void AddTuneCommand(CLI::App& app) {
+  auto* o = new TuneOptions;
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "Find the least points per node that keep max/mean <= target with a confidence.\n"
+      "Examples:\n"
+      "  chsim tune --nodes 200 --max-over-mean 1.10\n"
+      "  chsim tune --nodes 100 --algorithm ring --hasher xxh3 --max-over-mean 1.05 --json t.json\n"
+      "  chsim tune --servers servers.txt --profile spymemcached --max-over-mean 1.10");
+  auto* nodes = cmd->add_option("--nodes", o->nodes, "node count (names are drawn)");
+  cmd->add_option("--servers", o->servers, "server list (tuned exactly, with its real names)")
+      ->excludes(nodes);
+  cmd->add_option("--profile", o->profile, "compatibility profile (default: research ring)");
+  cmd->add_option("--hash-algorithm", o->hash_algorithm, "spymemcached hash algorithm");
+  cmd->add_option("--algorithm", o->algorithm, "ring (default)");
+  cmd->add_option("--hasher", o->hasher, "research ring hasher")->capture_default_str();
+  cmd->add_option("--max-over-mean", o->max_over_mean, "target, > 1 (e.g. 1.10)")->required();
+  cmd->add_option("--confidence", o->confidence, "probability over name draws, in (0,1)")
+      ->capture_default_str();
+  cmd->add_option("--metric", o->metric, "structural (exact shares) or sampled (--keys)")
+      ->capture_default_str();
+  cmd->add_option("--keys", o->keys, "keys for --metric sampled")->capture_default_str();
+  cmd->add_option("--draws", o->draws, "Monte Carlo draws per candidate")->capture_default_str();
+  cmd->add_option("--time-budget", o->budget, "seconds for the exact check")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "threads (default: all cores)");
+  cmd->add_option("--json", o->json, "write the result as JSON to this file");
+  cmd->add_flag("--quiet", o->quiet, "no progress on stderr");
+  cmd->callback([o] { RunTune(*o); });
+}
+
+}  // namespace chsim::cli

@@ -1,0 +1,484 @@
+#include "chsim/sim/tune.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <thread>
+#include <unordered_set>
+
+#include "chsim/ring.h"
+#include "chsim/sim/errors.h"
+#include "chsim/sim/rng.h"
+
+namespace chsim::sim {
+namespace {
+
+// Draws for the tuner's model: uniform, normal, gamma and Poisson variates
+// from a seeded SplitMix64 stream (rng.h), so results never depend on the
+// standard library.
+struct Sampler {
+  SplitMix64 gen;
+  uint64_t Next() { return gen.Next(); }
+  double Uniform() { return Unit(Next()); }  // (0,1)
+  double Normal() {  // Box & Muller (1958)
+    double u1 = Uniform(), u2 = Uniform();
+    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  }
+  // Marsaglia & Tsang (2000), "A simple method for generating gamma variables". REQUIRES: a >= 1.
+  double Gamma(double a) {
+    const double d = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * d);
+    for (;;) {
+      double x, v;
+      do {
+        x = Normal();
+        v = 1.0 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      double u = Uniform();
+      if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+      if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+    }
+  }
+  // Poisson(lambda): inversion for small lambda, normal approximation above 50.
+  double Poisson(double lambda) {
+    if (lambda > 50) return std::max(0.0, std::round(lambda + std::sqrt(lambda) * Normal()));
+    double l = std::exp(-lambda), p = 1.0;
+    int k = 0;
+    do {
+      ++k;
+      p *= Uniform();
+    } while (p > l);
+    return k - 1;
+  }
+};
+
+volatile uint64_t g_sink;
+
+
+double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+struct Draws {
+  std::vector<double> max_over_mean;  // per draw
+  uint32_t successes = 0;
+};
+
+TuneEstimate Summarize(uint32_t points, const std::string& method, const Draws& d, double target) {
+  TuneEstimate e;
+  e.points = points;
+  e.method = method;
+  e.draws = static_cast<uint32_t>(d.max_over_mean.size());
+  e.successes = 0;
+  for (double m : d.max_over_mean) e.successes += m <= target ? 1 : 0;
+  e.probability = e.draws ? double(e.successes) / e.draws : 0;
+  WilsonInterval(e.successes, e.draws, &e.ci_low, &e.ci_high);
+  std::vector<double> s = d.max_over_mean;
+  std::sort(s.begin(), s.end());
+  if (!s.empty()) {
+    e.median_max_over_mean = s[s.size() / 2];
+    e.p95_max_over_mean = s[std::min(s.size() - 1, size_t(std::ceil(0.95 * s.size())) - 1)];
+  }
+  return e;
+}
+
+// Runs f(i) for i in [0, count) on `threads` threads; f writes only slot i.
+template <typename F>
+void ParallelFor(uint32_t count, int threads, F&& f) {
+  std::atomic<uint32_t> next{0};
+  auto worker = [&] {
+    for (uint32_t i; (i = next.fetch_add(1)) < count;) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+}
+
+class Tuner {
+ public:
+  Tuner(const TuneRequest& r, const TuneProgress& progress) : r_(r), progress_(progress) {
+    if (!(r.target > 1.0) || !std::isfinite(r.target)) {
+      throw UsageError("--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+    }
+    if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
+      throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
+    }
+    given_ = !r.nodes.empty();
+    n_ = given_ ? static_cast<uint32_t>(r.nodes.size()) : r.n;
+    if (n_ < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n_) + ")");
+    weights_.assign(n_, 1);
+    if (given_) {
+      for (uint32_t i = 0; i < n_; ++i) weights_[i] = r.nodes[i].weight;
+    }
+    total_weight_ = 0;
+    for (uint32_t w : weights_) total_weight_ += w;
+    const Profile& p = r.profile;
+    granularity_ = (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4 : 1;
+  }
+
+  bool given_weighted() const {
+    for (uint32_t w : weights_) if (w != 1) return true;
+    return false;
+  }
+
+  uint32_t RoundUp(double v) const {
+    double g = granularity_;
+    double x = std::ceil(std::max(v, g) / g) * g;
+    return static_cast<uint32_t>(std::min<double>(x, kTuneMaxPoints));
+  }
+
+  Profile ProfileWith(uint32_t points) const {
+    Profile p = r_.profile;
+    p.points_per_node = points;
+    return p;
+  }
+
+  std::vector<uint32_t> PointsPerNode(uint32_t v) const {
+    Profile p = ProfileWith(v);
+    bool weighted = r_.weighted || given_weighted();
+    std::vector<uint32_t> out(n_);
+    for (uint32_t i = 0; i < n_; ++i) out[i] = PointsForNode(p, weighted, weights_[i], total_weight_, n_);
+    return out;
+  }
+
+  // Max over nodes of (share / expected share), from loads.
+  double MaxOverExpected(const std::vector<double>& load) const {
+    double total = 0;
+    for (double x : load) total += x;
+    double m = 0;
+    for (uint32_t i = 0; i < n_; ++i) {
+      double expected = total * double(weights_[i]) / double(total_weight_);
+      m = std::max(m, load[i] / expected);
+    }
+    return m;
+  }
+
+  Draws ModelDraws(uint32_t v) const {
+    std::vector<uint32_t> pts = PointsPerNode(v);
+    Draws d;
+    d.max_over_mean.resize(r_.model_draws);
+    ParallelFor(r_.model_draws, r_.threads, [&](uint32_t i) {
+      Sampler rng{SplitMix64(Derive(Derive(r_.seed, Tag("tune-model")), i))};  // common random numbers across v
+      std::vector<double> load(n_);
+      double sum = 0;
+      for (uint32_t k = 0; k < n_; ++k) sum += load[k] = pts[k] ? rng.Gamma(pts[k]) : 0.0;
+      if (r_.metric == TuneMetric::kSampled) {
+        for (uint32_t k = 0; k < n_; ++k) load[k] = rng.Poisson(double(r_.keys) * load[k] / sum);
+      }
+      d.max_over_mean[i] = MaxOverExpected(load);
+    });
+    return d;
+  }
+
+  std::vector<Node> DrawNames(uint32_t draw) const {
+    Sampler rng{SplitMix64(Derive(Derive(r_.seed, Tag("tune-names")), draw))};
+    std::unordered_set<uint32_t> used;
+    std::vector<Node> nodes;
+    nodes.reserve(n_);
+    while (nodes.size() < n_) {
+      uint32_t x = static_cast<uint32_t>(rng.Next() >> 40);  // 24 bits: 10.a.b.c
+      if (!used.insert(x).second) continue;
+      Node node;
+      node.host = "10." + std::to_string(x >> 16) + "." + std::to_string((x >> 8) & 255) + "." +
+                  std::to_string(x & 255);
+      node.port_given = true;
+      node.label = node.host + ":11211";
+      nodes.push_back(std::move(node));
+    }
+    return nodes;
+  }
+
+  // Exact max/mean of one ring (structural, or sampled with r_.keys keys).
+  double ExactOne(const std::vector<Node>& nodes, uint32_t v, std::string* hottest) const {
+    Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
+    std::vector<double> load(n_);
+    if (r_.metric == TuneMetric::kStructural) {
+      std::vector<uint64_t> arcs = ring.ArcLengths();
+      for (uint32_t i = 0; i < n_; ++i) load[i] = double(arcs[i]);
+    } else {
+      std::string key;
+      for (uint64_t k = 0; k < r_.keys; ++k) {
+        key = "key:" + std::to_string(k);
+        load[ring.Locate(key)] += 1;
+      }
+    }
+    if (hottest) {
+      double best = -1;
+      for (uint32_t i = 0; i < n_; ++i) {
+        double ratio = load[i] / double(weights_[i]);
+        if (ratio > best) best = ratio, *hottest = nodes[i].label;
+      }
+    }
+    return MaxOverExpected(load);
+  }
+
+  Draws ExactDraws(uint32_t v, uint32_t count) const {
+    Draws d;
+    d.max_over_mean.resize(count);
+    ParallelFor(count, r_.threads, [&](uint32_t i) {
+      d.max_over_mean[i] = ExactOne(DrawNames(i), v, nullptr);
+    });
+    return d;
+  }
+
+  TuneCost Cost(uint32_t v) const {
+    TuneCost c;
+    c.points = v;
+    std::vector<Node> nodes = given_ ? r_.nodes : DrawNames(0);
+    auto t0 = std::chrono::steady_clock::now();
+    Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
+    auto t1 = std::chrono::steady_clock::now();
+    c.build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    c.ring_points = ring.size();
+    c.memory_bytes = ring.MemoryBytes();
+    std::vector<std::string> keys(100000);
+    for (size_t i = 0; i < keys.size(); ++i) keys[i] = "user:" + std::to_string(i * 7919);
+    uint64_t sink = 0;
+    auto t2 = std::chrono::steady_clock::now();
+    for (const std::string& k : keys) sink += ring.Locate(k);
+    auto t3 = std::chrono::steady_clock::now();
+    c.lookup_ns = std::chrono::duration<double, std::nano>(t3 - t2).count() / keys.size();
+    g_sink = sink;  // keeps the timed loop from being optimised away
+    return c;
+  }
+
+  void Say(const std::string& s) const {
+    if (progress_) progress_(s);
+  }
+
+  TuneResult Run() {
+    TuneResult res;
+    const double keys_per_node = r_.metric == TuneMetric::kSampled ? double(r_.keys) / n_ : 0;
+    res.analytic = AnalyticPoints(n_, r_.target, r_.confidence, keys_per_node);
+    const uint32_t current = r_.profile.points_per_node;
+    if (given_) return RunGiven(std::move(res), current);
+
+    auto model = [&](uint32_t v) {
+      TuneEstimate e = Summarize(v, "model", ModelDraws(v), r_.target);
+      res.estimates.push_back(e);
+      Say("model v=" + std::to_string(v) + ": P(max/mean <= target) = " +
+          std::to_string(e.probability));
+      return e.probability >= r_.confidence;
+    };
+    // Bracket: lo fails, hi passes.
+    uint32_t start = RoundUp(std::isfinite(res.analytic) ? res.analytic : kTuneMaxPoints);
+    uint32_t lo = 0, hi = 0;
+    if (model(start)) {
+      hi = start;
+      lo = start;
+      while (lo > granularity_) {
+        lo = RoundUp(lo / 2.0);
+        if (lo == hi || !model(lo)) break;
+        hi = lo;
+      }
+      if (lo == hi) lo = 0;
+    } else {
+      lo = start;
+      while (lo < kTuneMaxPoints) {
+        uint32_t next = RoundUp(lo * 2.0);
+        if (model(next)) {
+          hi = next;
+          break;
+        }
+        lo = next;
+      }
+    }
+    res.met = hi != 0;
+    if (res.met) {
+      while (hi - lo > granularity_) {
+        uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
+        if (mid >= hi) mid = hi - granularity_;
+        if (mid <= lo) break;
+        if (model(mid)) hi = mid;
+        else lo = mid;
+      }
+      res.answer = hi;
+      // Exact check on real rings, as many draws as the budget allows.
+      auto t0 = std::chrono::steady_clock::now();
+      double one = 0;
+      ExactDraws(hi, 1);  // times one exact draw
+      one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      for (int bump = 0; bump < 4; ++bump) {
+        double left = r_.time_budget_seconds -
+                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        uint32_t count = static_cast<uint32_t>(
+            std::clamp(left / std::max(one, 1e-6) * std::max(1, r_.threads), 1.0,
+                       double(r_.max_exact_draws)));
+        Say("exact check v=" + std::to_string(res.answer) + " over " + std::to_string(count) +
+            " drawn name sets");
+        TuneEstimate e = Summarize(res.answer, "exact", ExactDraws(res.answer, count), r_.target);
+        res.estimates.push_back(e);
+        if (e.ci_high >= r_.confidence || res.answer >= kTuneMaxPoints) break;
+        res.answer = RoundUp(res.answer * 1.1);  // the real hasher is worse than the model
+        one *= 1.1;
+      }
+    }
+    res.current = Summarize(current, "model", ModelDraws(current), r_.target);
+    res.cost_current = Cost(current);
+    if (res.met) res.cost_answer = Cost(res.answer);
+    res.summary = Summary(res);
+    return res;
+  }
+
+  TuneResult RunGiven(TuneResult res, uint32_t current) {
+    std::string hottest;
+    res.list_max_over_mean = ExactOne(r_.nodes, current, &hottest);
+    res.hottest_label = hottest;
+    Draws as_is;
+    as_is.max_over_mean = {res.list_max_over_mean};
+    res.current = Summarize(current, "given-list", as_is, r_.target);
+    // Deterministic for a given list: binary search for the least v that
+    // meets the target (max/mean is not strictly monotone in v; the answer is
+    // checked, and the next candidates above it are reported).
+    auto eval = [&](uint32_t v) {
+      Draws d;
+      d.max_over_mean = {ExactOne(r_.nodes, v, nullptr)};
+      TuneEstimate e = Summarize(v, "given-list", d, r_.target);
+      res.estimates.push_back(e);
+      Say("list v=" + std::to_string(v) + ": max/mean " + std::to_string(d.max_over_mean[0]));
+      return d.max_over_mean[0] <= r_.target;
+    };
+    uint32_t lo = 0, hi = 0;
+    uint32_t v = RoundUp(std::isfinite(res.analytic) ? res.analytic / 2 : 1000);
+    while (v <= kTuneMaxPoints) {
+      if (eval(v)) {
+        hi = v;
+        break;
+      }
+      lo = v;
+      if (v == kTuneMaxPoints) break;
+      v = RoundUp(v * 2.0);
+    }
+    res.met = hi != 0;
+    if (res.met) {
+      while (hi - lo > granularity_) {
+        uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
+        if (mid >= hi) mid = hi - granularity_;
+        if (mid <= lo) break;
+        if (eval(mid)) hi = mid;
+        else lo = mid;
+      }
+      res.answer = hi;
+      res.cost_answer = Cost(hi);
+    }
+    res.cost_current = Cost(current);
+    res.summary = Summary(res);
+    return res;
+  }
+
+  std::string Summary(const TuneResult& res) const {
+    char buf[640];
+    std::string hasher(r_.profile.key_hasher ? r_.profile.key_hasher->name : "?");
+    std::string who = r_.profile.name == "ring" ? hasher : r_.profile.name;
+    if (given_) {
+      if (!res.met) {
+        std::snprintf(buf, sizeof buf,
+                      "n=%u, %s: as is max/mean %.3f (hottest %s); no points per node up to %u "
+                      "reach %.3f",
+                      n_, who.c_str(), res.list_max_over_mean, res.hottest_label.c_str(),
+                      kTuneMaxPoints, r_.target);
+      } else {
+        std::snprintf(buf, sizeof buf,
+                      "n=%u, %s: this list with %u points per node has max/mean %.3f (hottest %s); "
+                      "%u points per node bring it to %.3f <= %.3f",
+                      n_, who.c_str(), r_.profile.points_per_node, res.list_max_over_mean,
+                      res.hottest_label.c_str(), res.answer,
+                      res.estimates.empty() ? 0.0 : [&] {
+                        for (const auto& e : res.estimates)
+                          if (e.points == res.answer) return e.median_max_over_mean;
+                        return 0.0;
+                      }(),
+                      r_.target);
+      }
+      return buf;
+    }
+    if (!res.met) {
+      std::snprintf(buf, sizeof buf,
+                    "n=%u, %s: no points per node up to %u keep max/mean <= %.3f with %.0f%% "
+                    "confidence",
+                    n_, who.c_str(), kTuneMaxPoints, r_.target, 100 * r_.confidence);
+      return buf;
+    }
+    const TuneEstimate* exact = nullptr;
+    const TuneEstimate* model = nullptr;
+    for (const auto& e : res.estimates) {
+      if (e.points == res.answer && e.method == "exact") exact = &e;
+      if (e.points == res.answer && e.method == "model") model = &e;
+    }
+    std::string evidence;
+    char part[200];
+    if (exact) {
+      std::snprintf(part, sizeof part, "observed %.1f%% [%.1f, %.1f] over %u exact rings",
+                    100 * exact->probability, 100 * exact->ci_low, 100 * exact->ci_high,
+                    exact->draws);
+      evidence += part;
+    }
+    if (model) {
+      std::snprintf(part, sizeof part, "%smodel %.1f%% [%.1f, %.1f] over %u draws",
+                    evidence.empty() ? "" : "; ", 100 * model->probability, 100 * model->ci_low,
+                    100 * model->ci_high, model->draws);
+      evidence += part;
+    }
+    std::snprintf(buf, sizeof buf,
+                  "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence "
+                  "(%s; analytic %.0f); %u points give %.3f median",
+                  n_, who.c_str(), res.answer, r_.target, 100 * r_.confidence, evidence.c_str(),
+                  res.analytic, res.current.points, res.current.median_max_over_mean);
+    return buf;
+  }
+
+ private:
+  const TuneRequest& r_;
+  const TuneProgress& progress_;
+  bool given_ = false;
+  uint32_t n_ = 0;
+  std::vector<uint32_t> weights_;
+  uint64_t total_weight_ = 0;
+  uint32_t granularity_ = 1;
+};
+
+}  // namespace
+
+void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi) {
+  if (m == 0) {
+    *lo = 0;
+    *hi = 1;
+    return;
+  }
+  // Wilson (1927) score interval, z = 1.96 (95%).
+  const double z = 1.959963984540054, p = double(k) / m, z2 = z * z;
+  const double denom = 1 + z2 / m;
+  const double center = (p + z2 / (2 * m)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / m + z2 / (4.0 * m * m)) / denom;
+  *lo = std::max(0.0, center - half);
+  *hi = std::min(1.0, center + half);
+}
+
+double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node) {
+  // Per-node probability needed so that all n stay under the target.
+  const double per_node = std::pow(confidence, 1.0 / n);
+  auto ok = [&](double v) {
+    // Sampling adds Poisson noise: relative variance 1/v + 1/keys_per_node.
+    double veff = keys_per_node > 0 ? 1.0 / (1.0 / v + 1.0 / keys_per_node) : v;
+    double a = 1.0 / (9.0 * veff);
+    double z = (std::cbrt(target) - (1.0 - a)) / std::sqrt(a);
+    return NormalCdf(z) >= per_node;
+  };
+  if (!ok(1e12)) return std::numeric_limits<double>::infinity();
+  double lo = 0.01, hi = 1e12;
+  for (int i = 0; i < 200 && hi / lo > 1.0001; ++i) {
+    double mid = std::sqrt(lo * hi);
+    (ok(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
+  Tuner t(request, progress);
+  return t.Run();
+}
+
+}  // namespace chsim::sim

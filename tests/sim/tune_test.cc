@@ -1,0 +1,135 @@
+// chsim tune against independent ground truth: a much larger Monte Carlo of
+// real rings (different seed) gives the true probability at the answer; the
+// tuner's interval must bracket it, and the answer must be the least that
+// meets the confidence. Also the analytic estimate, monotonicity in target
+// and confidence, and bad inputs.
+#include "chsim/sim/tune.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "chsim/ring.h"
+#include "chsim/sim/errors.h"
+#include "chsim/sim/rng.h"
+
+namespace chsim::sim {
+namespace {
+
+TuneRequest Request(uint32_t n, double target, double confidence) {
+  TuneRequest r;
+  r.profile = ResearchProfile(GetHasher("md5"), 160);
+  r.n = n;
+  r.target = target;
+  r.confidence = confidence;
+  r.model_draws = 2000;
+  r.max_exact_draws = 400;
+  r.time_budget_seconds = 5;
+  r.threads = 2;
+  return r;
+}
+
+// Fraction of `draws` rings (n random names, v points) with max/mean <= target.
+double TruthByExactMonteCarlo(uint32_t n, uint32_t v, double target, uint32_t draws) {
+  uint32_t ok = 0;
+  SplitMix64 rng(0x7275746855ull);  // independent of the tuner's seeds
+  for (uint32_t d = 0; d < draws; ++d) {
+    std::vector<Node> nodes;
+    for (uint32_t i = 0; i < n; ++i) {
+      Node node;
+      node.host = "172.16." + std::to_string(rng.Below(256)) + "." + std::to_string(rng.Below(256)) +
+                  "-" + std::to_string(i);
+      node.label = node.host;
+      nodes.push_back(node);
+    }
+    Ring ring = Ring::Build(ResearchProfile(GetHasher("md5"), v), nodes);
+    std::vector<uint64_t> arcs = ring.ArcLengths();
+    uint64_t mx = 0;
+    for (uint64_t a : arcs) mx = std::max(mx, a);
+    ok += double(mx) * n / 4294967296.0 <= target ? 1 : 0;
+  }
+  return double(ok) / draws;
+}
+
+TEST(Tune, AnswerBracketsGroundTruthAndIsLeast) {
+  TuneRequest r = Request(5, 1.25, 0.9);
+  TuneResult res = Tune(r);
+  ASSERT_TRUE(res.met);
+  ASSERT_EQ(res.answer % 4, 0u);  // md5 rings come in digests of 4 points
+  const TuneEstimate* exact = nullptr;
+  for (const auto& e : res.estimates)
+    if (e.method == "exact" && e.points == res.answer) exact = &e;
+  ASSERT_NE(exact, nullptr);
+  double truth = TruthByExactMonteCarlo(5, res.answer, 1.25, 8000);
+  // Standard error of the truth at 8000 draws is ~0.3%; allow it on each side.
+  EXPECT_GE(truth + 0.01, exact->ci_low) << "truth " << truth;
+  EXPECT_LE(truth - 0.01, exact->ci_high) << "truth " << truth;
+  EXPECT_GE(truth, 0.9 - 0.02);
+  // Least: a clearly smaller ring misses the confidence.
+  double below = TruthByExactMonteCarlo(5, res.answer * 3 / 4 / 4 * 4, 1.25, 4000);
+  EXPECT_LT(below, 0.9);
+}
+
+TEST(Tune, MonotoneInTargetAndConfidence) {
+  uint32_t a105 = Tune(Request(20, 1.05, 0.9)).answer;
+  uint32_t a110 = Tune(Request(20, 1.10, 0.9)).answer;
+  uint32_t a125 = Tune(Request(20, 1.25, 0.9)).answer;
+  EXPECT_GT(a105, a110);
+  EXPECT_GT(a110, a125);
+  uint32_t c50 = Tune(Request(20, 1.10, 0.5)).answer;
+  uint32_t c99 = Tune(Request(20, 1.10, 0.99)).answer;
+  EXPECT_LT(c50, a110);
+  EXPECT_GT(c99, a110);
+}
+
+TEST(Tune, AnalyticMatchesKnownScale) {
+  // Expected max/mean ~ 1 + sqrt(2 ln n / v): v ~ 2 ln(100) / 0.1^2 ~ 921 for the
+  // median; the 95% point needs more.
+  double v = AnalyticPoints(100, 1.10, 0.95);
+  EXPECT_GT(v, 921);
+  EXPECT_LT(v, 2000);
+  EXPECT_LT(AnalyticPoints(100, 1.10, 0.5), v);
+  EXPECT_GT(AnalyticPoints(1000, 1.10, 0.95), v);
+  // Sampling noise with 100 keys per node (CV 10%) makes 1.05 unreachable.
+  EXPECT_TRUE(std::isinf(AnalyticPoints(100, 1.05, 0.95, 100)));
+}
+
+TEST(Tune, WilsonInterval) {
+  double lo, hi;
+  WilsonInterval(95, 100, &lo, &hi);
+  EXPECT_NEAR(lo, 0.8883, 1e-3);
+  EXPECT_NEAR(hi, 0.9785, 1e-3);
+  WilsonInterval(0, 10, &lo, &hi);
+  EXPECT_EQ(lo, 0);
+  EXPECT_NEAR(hi, 0.2775, 1e-3);
+}
+
+TEST(Tune, GivenListIsExact) {
+  TuneRequest r = Request(0, 1.10, 0.95);
+  r.profile = MakeProfile("spymemcached");
+  r.nodes = MakeNumberedNodes(50);
+  TuneResult res = Tune(r);
+  Ring ring = Ring::Build(MakeProfile("spymemcached"), r.nodes);
+  std::vector<uint64_t> arcs = ring.ArcLengths();
+  uint64_t mx = 0;
+  for (uint64_t a : arcs) mx = std::max(mx, a);
+  EXPECT_DOUBLE_EQ(res.list_max_over_mean, double(mx) * 50 / 4294967296.0);
+  ASSERT_TRUE(res.met);
+  Profile p = MakeProfile("spymemcached");
+  p.points_per_node = res.answer;
+  std::vector<uint64_t> at = Ring::Build(p, r.nodes).ArcLengths();
+  mx = 0;
+  for (uint64_t a : at) mx = std::max(mx, a);
+  EXPECT_LE(double(mx) * 50 / 4294967296.0, 1.10);
+}
+
+TEST(Tune, BadInputsAreUsageErrors) {
+  EXPECT_THROW(Tune(Request(10, 1.0, 0.95)), UsageError);
+  EXPECT_THROW(Tune(Request(10, 0.5, 0.95)), UsageError);
+  EXPECT_THROW(Tune(Request(10, 1.1, 0.0)), UsageError);
+  EXPECT_THROW(Tune(Request(10, 1.1, 1.0)), UsageError);
+  EXPECT_THROW(Tune(Request(1, 1.1, 0.95)), UsageError);
+}
+
+}  // namespace
+}  // namespace chsim::sim
