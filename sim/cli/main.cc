@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
   chsim::cli::AddLocateCommand(app);
   chsim::cli::AddRingCommand(app);
   chsim::cli::AddListCommand(app);
+  chsim::cli::AddTuneCommand(app);
+  chsim::cli::AddRunCommands(app, argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,0 +1,220 @@
+// `chsim run`, `chsim validate` and `chsim merge`: scenarios in, result files out.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "chsim/sim/errors.h"
+#include "chsim/sim/interrupt.h"
+#include "chsim/sim/progress.h"
+#include "chsim/sim/provenance.h"
+#include "chsim/sim/results.h"
+#include "chsim/sim/runner.h"
+#include "chsim/sim/scenario.h"
+#include "commands.h"
+
+namespace chsim::cli {
+namespace {
+
+std::vector<std::string> g_argv;
+
+sim::Shard ParseShard(const std::string& text) {
+  const std::string accepted = "; accepted: I/N with 0 <= I < N, e.g. --shard 0/4";
+  size_t slash = text.find('/');
+  if (slash == std::string::npos) throw sim::UsageError("--shard: found '" + text + "'" + accepted);
+  try {
+    size_t used1 = 0, used2 = 0;
+    unsigned long i = std::stoul(text.substr(0, slash), &used1);
+    unsigned long n = std::stoul(text.substr(slash + 1), &used2);
+    if (used1 != slash || used2 != text.size() - slash - 1 || n == 0 || i >= n || n > 1'000'000) {
+      throw std::invalid_argument("range");
+    }
+    return sim::Shard{static_cast<uint32_t>(i), static_cast<uint32_t>(n)};
+  } catch (const std::logic_error&) {
+    throw sim::UsageError("--shard: found '" + text + "'" + accepted);
+  }
+}
+
+std::optional<uint64_t> ParseSeedFlag(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  if (text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos) {
+    throw sim::UsageError("--seed: found '" + text + "'; accepted: an integer 0..2^64-1");
+  }
+  try {
+    return std::stoull(text);
+  } catch (const std::out_of_range&) {
+    throw sim::UsageError("--seed: found '" + text + "'; accepted: an integer 0..2^64-1");
+  }
+}
+
+struct RunFlags {
+  std::string scenario;
+  std::string output;
+  unsigned threads = 0;
+  std::string seed;
+  bool dry_run = false;
+  std::string shard;
+  bool quiet = false;
+};
+
+void Run(const RunFlags& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  sim::RunInfo info;
+  info.started_utc = sim::UtcNow();
+  info.command = g_argv;
+  sim::Scenario s = sim::LoadScenario(f.scenario, ParseSeedFlag(f.seed));
+  sim::Shard shard = f.shard.empty() ? sim::Shard{} : ParseShard(f.shard);
+  unsigned threads = f.threads ? f.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<const sim::CaseSpec*> cases = sim::ShardCases(s, shard);
+  if (f.dry_run) {
+    std::printf("scenario %s: %zu cases (%zu in this shard), %u trials, %zu events, seed %llu\n",
+                s.name.c_str(), s.cases.size(), cases.size(), s.trials, s.events.size(),
+                static_cast<unsigned long long>(s.seed));
+    std::printf("index\tcase_id\tseed\n");
+    for (const sim::CaseSpec* c : cases) {
+      std::printf("%zu\t%s\t%llu\n", c->index, c->id.c_str(),
+                  static_cast<unsigned long long>(c->seed));
+    }
+    return;
+  }
+  std::string output = f.output;
+  if (output.empty()) {
+    std::string stem = std::filesystem::path(f.scenario).stem().string();
+    if (stem.empty() || f.scenario == "-") stem = s.name;
+    std::filesystem::create_directories("results");
+    output = "results/" + stem +
+             (shard.count > 1 ? ".shard-" + std::to_string(shard.index) + "-of-" +
+                                    std::to_string(shard.count)
+                              : std::string()) +
+             ".json";
+  }
+  sim::InstallInterruptHandlers();
+  sim::Progress progress(f.quiet, sim::EstimateWork(s, cases), cases.size());
+  size_t finished = 0;
+  sim::RunOutput out;
+  try {
+    out = sim::RunScenario(s, sim::RunOptions{threads, shard}, &progress, &finished);
+  } catch (const sim::Interrupted&) {
+    progress.Finish();
+    int sig = sim::InterruptSignal();
+    std::fprintf(stderr,
+                 "chsim: interrupted by %s after finishing %zu of %zu cases; no result file "
+                 "written (%s untouched)\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, cases.size(), output.c_str());
+    std::_Exit(128 + (sig ? sig : SIGINT));
+  }
+  progress.Finish();
+  info.finished_utc = sim::UtcNow();
+  info.threads = threads;
+  info.seed = s.seed;
+  info.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<const sim::CaseResult*> results;
+  for (const sim::CaseResult& r : out.results) results.push_back(&r);
+  sim::Json doc = sim::BuildResults(s, out.cases, results, shard, sim::MakeProvenance(info));
+  if (sim::StopRequested()) {
+    std::fprintf(stderr, "chsim: interrupted after finishing all %zu cases; no result file written\n",
+                 cases.size());
+    std::_Exit(128 + SIGINT);
+  }
+  sim::WriteFileAtomically(output, sim::SerializeResults(doc));
+  size_t skipped = 0;
+  for (const sim::CaseResult& r : out.results) {
+    if (r.status == "skipped") {
+      ++skipped;
+      if (!f.quiet) std::fprintf(stderr, "chsim: note: case skipped: %s\n", r.message.c_str());
+    }
+  }
+  if (!f.quiet) {
+    std::fprintf(stderr, "chsim: wrote %s: %zu cases (%zu skipped), %zu rows, %.1f s on %u threads\n",
+                 output.c_str(), cases.size(), skipped, doc["rows"].size(), info.wall_seconds,
+                 threads);
+  }
+}
+
+}  // namespace
+
+void AddRunCommands(CLI::App& app, int argc, char** argv) {
+  g_argv.assign(argv, argv + argc);
+  static RunFlags flags;  // outlives the app's callbacks
+  RunFlags* f = &flags;
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "Run a scenario and write a JSON result file.\n"
+      "Examples:\n"
+      "  chsim run scenarios/balance-vs-points.json                 # -> results/balance-vs-points.json\n"
+      "  chsim run scenarios/remap.json -o out.json --threads 2 --seed 7\n"
+      "  chsim run scenarios/throughput.json --dry-run              # list the cases, run nothing\n"
+      "  chsim run sweep.json --shard 3/16 -o part3.json            # every 16th case from case 3\n"
+      "Exit status: 0 done, 2 bad input, 1 runtime error, 130/143 interrupted (no file written).");
+  run->add_option("scenario", f->scenario, "scenario file (JSON; scenarios/schema.json)")->required();
+  run->add_option("-o,--output", f->output,
+                  "result file (default results/<scenario stem>.json); written whole or not at all");
+  run->add_option("--threads", f->threads, "worker threads (default: all cores); results do not depend on it")
+      ->check(CLI::Range(1u, 1024u));
+  run->add_option("--seed", f->seed, "master seed, replacing the scenario's");
+  run->add_flag("--dry-run", f->dry_run, "validate and list the cases with their ids and seeds");
+  run->add_option("--shard", f->shard, "I/N: run only cases with index % N == I (merge with chsim merge)");
+  run->add_flag("-q,--quiet", f->quiet, "no progress or summary on stderr");
+  run->callback([f] { Run(*f); });
+
+  static std::vector<std::string> validate_files;
+  static bool validate_results = false;
+  auto* files = &validate_files;
+  bool* as_results = &validate_results;
+  CLI::App* validate = app.add_subcommand(
+      "validate",
+      "Check scenario files (or result files with --results) without running them.\n"
+      "Examples:\n"
+      "  chsim validate scenarios/*.json\n"
+      "  chsim validate --results results/remap.json\n"
+      "Prints one line per file; exit 2 if any is invalid.");
+  validate->add_option("files", *files, "scenario files")->required();
+  validate->add_flag("--results", *as_results, "the files are result files (results/schema.json)");
+  validate->callback([files, as_results] {
+    int bad = 0;
+    for (const std::string& path : *files) {
+      try {
+        if (*as_results) {
+          sim::ValidateResultsFile(path);
+          std::printf("%s: ok\n", path.c_str());
+        } else {
+          sim::Scenario s = sim::LoadScenario(path);
+          std::printf("%s: ok (%zu cases, %u trials, %zu events)\n", path.c_str(), s.cases.size(),
+                      s.trials, s.events.size());
+        }
+      } catch (const sim::UsageError& e) {
+        std::fprintf(stderr, "chsim: error: %s\n", e.what());
+        ++bad;
+      }
+    }
+    if (bad) throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(files->size()) + " files invalid");
+  });
+
+  static std::vector<std::string> merge_inputs;
+  static std::string merge_output;
+  auto* inputs = &merge_inputs;
+  auto* merged = &merge_output;
+  CLI::App* merge = app.add_subcommand(
+      "merge",
+      "Merge the result files of the shards of one run (chsim run --shard I/N) into one.\n"
+      "Example:\n"
+      "  chsim merge part*.json -o results/sweep.json\n"
+      "The merged rows, summary, nodes and cases equal those of a single run.");
+  merge->add_option("files", *inputs, "shard result files, one per shard")->required();
+  merge->add_option("-o,--output", *merged, "merged result file")->required();
+  merge->callback([inputs, merged] {
+    sim::Json doc = sim::MergeResults(*inputs);
+    sim::WriteFileAtomically(*merged, sim::SerializeResults(doc));
+    std::fprintf(stderr, "chsim: merged %zu files into %s (%zu cases, %zu rows)\n", inputs->size(),
+                 merged->c_str(), doc["cases"].size(), doc["rows"].size());
+  });
+}
+
+}  // namespace chsim::cli

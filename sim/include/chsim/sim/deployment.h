@@ -1,0 +1,126 @@
+// Deployment: one trial's cluster as the simulator sees it: every node ever
+// present (global ids in order of first appearance, stable across events, a
+// restored node keeps its id), which are live, and the algorithm that maps
+// keys to them. Applies the scenario's events, asking the algorithm's
+// capabilities first and falling back as the scenario says:
+//   error    an unsupported operation is a usage error (exit 2)
+//   skip     the case stops (CaseSkipped) and the results say why
+//   rebuild  the algorithm is rebuilt over the surviving nodes in global-id
+//            order (what a deployment of jump must do to drop a middle node);
+//            the survivors are renumbered inside the algorithm, and the
+//            remapping metrics then show the cost
+// Also wraps a Ketama compatibility profile (MakeProfile + Ring) as the
+// algorithm "ketama", keys hashed with the profile's key hasher.
+//
+// Randomness (node names of trial t > 0, random weights, random removals)
+// derives from (master seed, trial), not from the case: every case of a
+// scenario sees the same nodes and choices in trial t (common random
+// numbers), so differences between cases are the algorithms', not luck's.
+//
+// Thread-safety: Locate/LocateBatch are const and may run concurrently;
+// Apply, Assign and ResetAssignments need exclusive access.
+#ifndef CHSIM_SIM_DEPLOYMENT_H_
+#define CHSIM_SIM_DEPLOYMENT_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+#include "chsim/sim/scenario.h"
+
+namespace chsim::sim {
+
+// Thrown when a case stops because of an unsupported operation under
+// "on_unsupported": "skip".
+class CaseSkipped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Seeds of trial t, shared by every case of the scenario.
+struct TrialSeeds {
+  uint64_t trial;    // Derive(master, t)
+  uint64_t nodes;    // node-name offset and {hex:N}
+  uint64_t weights;  // random weights
+  uint64_t keys;     // the workload
+  uint64_t events;   // random event choices (step s: Derive(events, s))
+};
+TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept;
+
+// The initial node list of a case in trial t.
+std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial);
+
+// Builds the case's algorithm over `nodes` (ketama: the profile adapter).
+// Throws Unsupported / std::invalid_argument as MakeAlgorithm does.
+std::unique_ptr<Algorithm> MakeCaseAlgorithm(const AlgorithmConfig& config,
+                                             std::span<const Node> nodes, bool weighted);
+
+class Deployment {
+ public:
+  // Throws UsageError (bad parameters, or unsupported under "error") or
+  // CaseSkipped (unsupported under "skip").
+  Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial);
+
+  uint32_t Locate(uint64_t key_hash) const noexcept { return to_global_[alg_->Locate(key_hash)]; }
+  // out[i] = Locate(hashes[i]); `out` doubles as scratch.
+  void LocateBatch(std::span<const uint64_t> hashes, std::span<uint32_t> out) const noexcept {
+    alg_->LocateBatch(hashes, out);
+    for (size_t i = 0; i < hashes.size(); ++i) out[i] = to_global_[out[i]];
+  }
+  uint32_t Assign(uint64_t key_hash) { return to_global_[alg_->Assign(key_hash)]; }
+  void ResetAssignments() { alg_->ResetAssignments(); }
+  bool stateful() const noexcept { return caps_.stateful; }
+
+  // Applies event `e` (step number `step`, 1-based).
+  void Apply(const EventSpec& e, uint32_t step);
+
+  // Every node ever present, by global id.
+  const std::vector<Node>& nodes() const noexcept { return nodes_; }
+  const std::vector<bool>& live() const noexcept { return live_; }
+  size_t num_live() const noexcept;
+  // Structural shares by global id (0 for dead nodes), when the algorithm has them.
+  std::optional<std::vector<double>> StructuralShares() const;
+  // Points per node of a ring (for the theory columns), 0 if not a ring or weighted.
+  double ring_points_per_node() const noexcept { return ring_points_; }
+  bool weighted() const noexcept { return weighted_; }
+  // Whether an event fell back to a rebuild.
+  bool rebuilt() const noexcept { return rebuilt_; }
+  const Algorithm& algorithm() const noexcept { return *alg_; }
+  const Hasher& key_hasher() const noexcept { return *key_hasher_; }
+
+ private:
+  void Rebuild(const std::string& why);
+  void Unsupported(const std::string& why, const EventSpec& e);
+  void RemoveNode(uint32_t global, const EventSpec& e);
+  void AddNode(uint32_t global, const EventSpec& e);
+  uint32_t GlobalFor(const Node& node);
+  std::vector<uint32_t> LiveIds() const;
+
+  const Scenario* scenario_;
+  const CaseSpec* case_;
+  TrialSeeds seeds_;
+  std::vector<Node> nodes_;
+  std::vector<bool> live_;
+  std::vector<uint32_t> order_;   // live global ids in order added (for "last")
+  std::vector<uint32_t> failed_;  // failed global ids, in failure order
+  std::vector<uint32_t> to_global_;  // algorithm id -> global id
+  std::vector<uint32_t> to_alg_;     // global id -> algorithm id (UINT32_MAX if dead)
+  std::unique_ptr<Algorithm> alg_;
+  Capabilities caps_;
+  const Hasher* key_hasher_ = nullptr;
+  uint64_t next_index_ = 0;       // pattern index of the next added node
+  double ring_points_ = 0;
+  bool weighted_ = false;
+  bool rebuilt_ = false;
+};
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_DEPLOYMENT_H_

@@ -1,0 +1,91 @@
+// Results: what a run produced, its JSON form (documented field by field in
+// results/README.md and checked by results/schema.json), atomic writing, and
+// merging shard files.
+//
+// Layout of a result document (format kResultsSchemaVersion):
+//   schema_version, kind, scenario (resolved), scenario_file, shard,
+//   provenance, cases[], rows[] (tidy: one metric value per row), summary[]
+//   (mean and 95% CI across trials), nodes[] (per-node long table),
+//   transitions[] (remap transition matrix entries, when asked).
+// Rows are ordered by case index, trial, step, then metric in the order the
+// runner emits them; the same scenario and seed give the same deterministic
+// rows byte for byte on any thread count.
+//
+// Thread-safety: values; functions are reentrant.
+#ifndef CHSIM_SIM_RESULTS_H_
+#define CHSIM_SIM_RESULTS_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chsim/sim/scenario.h"
+
+namespace chsim::sim {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+struct MetricRow {
+  uint32_t trial;
+  uint32_t step;
+  std::string_view metric;  // a name from AllMetrics()
+  double value;             // NaN is written as null
+};
+
+struct NodeRow {
+  uint32_t trial, step, node;
+  double load;      // units on the node (sampled), NaN without sampling
+  double expected;  // units * weight share
+  double share;     // exact structural share, NaN without
+  double moved_in, moved_out;  // units moved in / out in this step (step >= 1)
+};
+
+struct TransitionRow {
+  uint32_t trial, step, from, to;
+  double units;
+};
+
+struct CaseResult {
+  std::string status = "not_run";  // ok, skipped, not_run
+  std::string message;
+  std::vector<std::string> step_events;       // step 0: "initial"
+  std::vector<std::vector<std::string>> labels;  // per trial: global id -> label
+  std::vector<std::vector<uint32_t>> weights;    // per trial: global id -> weight
+  std::vector<MetricRow> rows;
+  std::vector<NodeRow> nodes;
+  std::vector<TransitionRow> transitions;
+};
+
+struct Shard {
+  uint32_t index = 0, count = 1;
+};
+
+// Builds the result document.
+Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
+                  const std::vector<const CaseResult*>& results, const Shard& shard,
+                  const Json& provenance);
+
+// Writes `text` to `path` through a temporary file in the same directory and
+// a rename, so the file appears whole or not at all. Throws RuntimeError.
+void WriteFileAtomically(const std::string& path, std::string_view text);
+
+// The temporary name WriteFileAtomically uses for `path` (for cleanup).
+std::string TemporaryPathFor(const std::string& path);
+
+// Merges shard result files of one scenario into one document whose rows,
+// summary, nodes and cases equal those of a single run. Throws UsageError when
+// the files are not shards of the same scenario or a shard is missing/twice.
+Json MergeResults(const std::vector<std::string>& paths);
+
+// Validates a result file against results/schema.json (embedded at build
+// time). Throws UsageError "FILE: /pointer: problem".
+void ValidateResultsFile(const std::string& path);
+
+// The serialized form used for files: ordered keys, 1-space indent for the
+// top level, one array element per line.
+std::string SerializeResults(const Json& doc);
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_RESULTS_H_

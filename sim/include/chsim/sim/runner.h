@@ -1,0 +1,57 @@
+// Runner: executes a scenario's cases (trials, event steps, sampled passes
+// over the workload, throughput timing) and collects their results.
+//
+// Parallelism: cases run on a pool of min(threads, cases) workers; each
+// case's passes over the keys split the key range into fixed blocks over
+// threads / workers threads. Loads and move counts are integer sums, so the
+// reduction is exact and the figures are identical on any thread count.
+// Stateful algorithms (bounded loads) place keys one at a time in index order
+// on one thread. Throughput is timed after everything else, one case at a
+// time on one thread, so timings are not disturbed by the simulation.
+//
+// Thread-safety: RunScenario is reentrant; it polls interrupt.h's flag and
+// throws Interrupted when it is set.
+#ifndef CHSIM_SIM_RUNNER_H_
+#define CHSIM_SIM_RUNNER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "chsim/sim/results.h"
+#include "chsim/sim/scenario.h"
+
+namespace chsim::sim {
+
+class Progress;
+
+struct RunOptions {
+  unsigned threads = 1;
+  Shard shard;
+};
+
+struct RunOutput {
+  std::vector<const CaseSpec*> cases;  // the cases of this shard, in order
+  std::vector<CaseResult> results;     // parallel to cases
+};
+
+// The cases a shard runs: every index with index % count == shard.index.
+std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard);
+
+// Work units the run will do (for progress).
+uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases);
+
+// Runs the shard's cases. `progress` may be null. Throws UsageError (a bad
+// event for this node set, an unsupported operation under "error"),
+// Interrupted, or RuntimeError. When interrupted, `finished` (if not null)
+// receives the number of cases that completed.
+RunOutput RunScenario(const Scenario& s, const RunOptions& options, Progress* progress,
+                      size_t* finished = nullptr);
+
+// Runs one case (all trials and steps, and its throughput when asked) on
+// `key_threads` threads. Exposed for tests.
+CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads,
+                   Progress* progress, bool with_throughput);
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_RUNNER_H_
