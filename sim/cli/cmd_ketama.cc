@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
 #include "chsim/sim/errors.h"
@@ -101,6 +103,72 @@ void ForEachLine(const std::string& path, F&& f) {
   if (!carry.empty()) f(std::string_view(carry));
 }
 
+// `chsim locate --algorithm NAME`: the research algorithms (chsim list).
+struct AlgorithmOptions {
+  std::string name;
+  AlgorithmParams params;
+};
+
+void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
+  cmd->add_option("--algorithm", a.name,
+                  "research algorithm instead of a peer profile (chsim list); keys are hashed "
+                  "with --hasher (default xxh3)");
+  cmd->add_option("--points", a.params.points_per_node,
+                  "ring, bounded_load: points per node (default 160)");
+  cmd->add_option("--table-size", a.params.table_size, "maglev: prime table size (default 65537)");
+  cmd->add_option("--probes", a.params.probes, "multi_probe: probes per key (default 21)");
+  cmd->add_option("--balance-factor", a.params.balance_factor,
+                  "bounded_load: c > 1 (default 1.25); keys are placed in file order");
+  cmd->add_option("--capacity", a.params.capacity,
+                  "anchor: most nodes it can hold (default 2 x the list)");
+}
+
+// Rejects algorithm parameters without --algorithm, and profile options with it.
+void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
+  static constexpr const char* kAlgorithmOnly[] = {"--points", "--table-size", "--probes",
+                                                   "--balance-factor", "--capacity"};
+  if (a.name.empty()) {
+    for (const char* opt : kAlgorithmOnly) {
+      if (cmd->count(opt) > 0) {
+        throw sim::UsageError(std::string(opt) + " needs --algorithm NAME (see chsim list)");
+      }
+    }
+    return;
+  }
+  for (const char* opt : {"--profile", "--hash-algorithm"}) {
+    if (cmd->count(opt) > 0) {
+      throw sim::UsageError(std::string(opt) +
+                            " selects a peer profile; it cannot be combined with --algorithm");
+    }
+  }
+}
+
+void LocateWithAlgorithm(const RingOptions& o, AlgorithmOptions a, const std::string& keys) {
+  sim::ServerList list = sim::LoadServerList(o.servers);
+  a.params.hasher = o.hasher.empty() ? "xxh3" : o.hasher;
+  std::unique_ptr<Algorithm> algo;
+  const Hasher* hasher = nullptr;
+  try {
+    hasher = &GetHasher(a.params.hasher);
+    algo = MakeAlgorithm(a.name, list.nodes, a.params);
+  } catch (const Unsupported& e) {
+    throw sim::UsageError(o.servers + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+  const bool stateful = algo->capabilities().stateful;
+  Output out;
+  ForEachLine(keys, [&](std::string_view key) {
+    const uint64_t h = (*hasher)(key);
+    const uint32_t id = stateful ? algo->Assign(h) : algo->Locate(h);
+    const Node& node = list.nodes[id];  // ids 0..n-1 are the list, in order
+    out.Append(key);
+    out.Append("\t", 1);
+    out.Append(node.label);
+    out.Append("\n", 1);
+  });
+}
+
 }  // namespace
 
 void AddLocateCommand(CLI::App& app) {
@@ -109,11 +177,19 @@ void AddLocateCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "locate",
       "Map keys to servers as a peer client would; prints KEY<TAB>SERVER per key line.\n"
-      "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt");
+      "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt\n"
+      "         chsim locate --servers servers.txt --algorithm maglev keys.txt");
   AddRingOptions(cmd, *o);
+  auto* algo = new AlgorithmOptions;
+  AddAlgorithmOptions(cmd, *algo);
   cmd->add_option("keys", *keys, "key file, one key per line, bytes verbatim ('-' = stdin)")
       ->capture_default_str();
-  cmd->callback([o, keys] {
+  cmd->callback([cmd, o, algo, keys] {
+    CheckOptionMix(cmd, *algo);
+    if (!algo->name.empty()) {
+      LocateWithAlgorithm(*o, *algo, *keys);
+      return;
+    }
     BuiltRing b = BuildFromOptions(*o);
     Output out;
     ForEachLine(*keys, [&](std::string_view key) {

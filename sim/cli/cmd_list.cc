@@ -1,6 +1,8 @@
 // `chsim list`: the profiles, hashers (and later algorithms) chsim offers.
 #include <cstdio>
+#include <string>
 
+#include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "commands.h"
@@ -9,7 +11,9 @@ namespace chsim::cli {
 
 void AddListCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
-      "list", "List profiles and hashers, each with a one-line description.\nExample: chsim list");
+      "list",
+      "List profiles, hashers and algorithms, each with a one-line description.\n"
+      "Example: chsim list");
   cmd->callback([] {
     std::printf("profiles:\n");
     for (const ProfileInfo& p : AllProfiles()) {
@@ -20,6 +24,29 @@ void AddListCommand(CLI::App& app) {
     for (const Hasher& h : AllHashers()) {
       std::printf("  %-26s %.*s\n", std::string(h.name).c_str(), static_cast<int>(h.description.size()),
                   h.description.data());
+    }
+    std::printf("algorithms:\n");
+    for (const AlgorithmInfo& a : AllAlgorithms()) {
+      const Capabilities& c = a.capabilities;
+      std::string caps;
+      auto add = [&caps](bool on, const char* what) {
+        if (!on) return;
+        if (!caps.empty()) caps += ", ";
+        caps += what;
+      };
+      add(c.weights, "weights");
+      add(c.arbitrary_removal, "arbitrary removal");
+      add(!c.arbitrary_removal && c.lifo_removal, "last-in-first-out removal only");
+      add(c.incremental, "incremental");
+      add(!c.incremental, "rebuilds on change");
+      add(c.minimal_disruption, "minimal disruption");
+      add(c.exact_shares, "exact shares");
+      add(c.stateful, "stateful (order-dependent)");
+      std::printf("  %-26s %.*s\n", std::string(a.name).c_str(),
+                  static_cast<int>(a.description.size()), a.description.data());
+      std::printf("  %-26s parameters: %.*s\n", "", static_cast<int>(a.parameters.size()),
+                  a.parameters.data());
+      std::printf("  %-26s capabilities: %s\n", "", caps.c_str());
     }
   });
 }
