@@ -1,10 +1,11 @@
 // Consistent hashing with bounded loads: the guarantee max load <=
 // ceil(c * m / n) after every placement, the stateful contract, and the
 // plain-ring answer when nothing is placed.
+#include "chsim/algorithms/bounded_load.h"
+
 #include <gtest/gtest.h>
 
 #include "chsim/algorithm.h"
-#include "chsim/algorithms/bounded_load.h"
 #include "chsim/node.h"
 #include "test_util.h"
 

@@ -75,9 +75,9 @@ INSTANTIATE_TEST_SUITE_P(All, Disruption,
 TEST(Disruption, ClaimsMatchTheRegistry) {
   for (const AlgorithmInfo& info : AllAlgorithms()) {
     const bool claimed = info.capabilities.minimal_disruption;
-    const bool expected = info.name == "ring" || info.name == "jump" ||
-                          info.name == "rendezvous" || info.name == "multi_probe" ||
-                          info.name == "anchor" || info.name == "memento";
+    const bool expected = info.name == "ring" || info.name == "jump" || info.name == "rendezvous" ||
+                          info.name == "multi_probe" || info.name == "anchor" ||
+                          info.name == "memento";
     EXPECT_EQ(claimed, expected) << info.name;
   }
 }
@@ -141,8 +141,8 @@ void RandomSequence(std::string_view name, uint64_t seed) {
       ASSERT_TRUE(live[cur[i]]) << name << " step " << step << ": key " << i << " on dead node";
       if (live[prev[i]] && cur[i] != prev[i]) {
         ASSERT_TRUE(add && cur[i] == changed)
-            << name << " step " << step << ": key " << i << " moved " << prev[i] << " -> "
-            << cur[i] << " between survivors";
+            << name << " step " << step << ": key " << i << " moved " << prev[i] << " -> " << cur[i]
+            << " between survivors";
       }
     }
     prev.swap(cur);

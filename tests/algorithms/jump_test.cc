@@ -1,13 +1,14 @@
 // Jump: equal to Guava's Hashing.consistentHash(long, int) on the golden file
 // generated from Debian's libguava-java (tests/compat owns it), plus the
 // paper's properties and the LIFO-only removal contract.
+#include "chsim/algorithms/jump.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "chsim/algorithm.h"
-#include "chsim/algorithms/jump.h"
 #include "chsim/node.h"
 #include "test_util.h"
 
@@ -44,8 +45,8 @@ int32_t PaperJump(uint64_t key, int32_t num_buckets) {
   while (j < num_buckets) {
     b = j;
     key = key * 2862933555777941757ULL + 1;
-    j = static_cast<int64_t>((b + 1) * (static_cast<double>(1LL << 31) /
-                                        static_cast<double>((key >> 33) + 1)));
+    j = static_cast<int64_t>(
+        (b + 1) * (static_cast<double>(1LL << 31) / static_cast<double>((key >> 33) + 1)));
   }
   return static_cast<int32_t>(b);
 }

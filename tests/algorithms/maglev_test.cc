@@ -1,9 +1,10 @@
 // Maglev: the paper's worked example (Eisenbud et al. NSDI 2016, section 3.4,
 // Table 1) and the measured remapping on removing one node.
+#include "chsim/algorithms/maglev.h"
+
 #include <gtest/gtest.h>
 
 #include "chsim/algorithm.h"
-#include "chsim/algorithms/maglev.h"
 #include "chsim/node.h"
 #include "test_util.h"
 
@@ -75,9 +76,9 @@ TEST(Maglev, RemovalRemapExceedsTheMinimum) {
   for (auto [n, m] : {std::pair<uint32_t, uint64_t>{100, 65537}, {1000, 655373}}) {
     double minimum = 0;
     const double moved = MovedFraction(n, m, n / 2, &minimum);
-    std::printf("maglev remove 1 of %u (M=%llu): moved %.4f%% of keys, minimum %.4f%%, ratio %.2f\n",
-                n, static_cast<unsigned long long>(m), 100 * moved, 100 * minimum,
-                moved / minimum);
+    std::printf(
+        "maglev remove 1 of %u (M=%llu): moved %.4f%% of keys, minimum %.4f%%, ratio %.2f\n", n,
+        static_cast<unsigned long long>(m), 100 * moved, 100 * minimum, moved / minimum);
     ::testing::Test::RecordProperty("moved_" + std::to_string(n), std::to_string(moved));
     EXPECT_NEAR(minimum, 1.0 / n, 0.01 / n);  // the victim held 1/n of the table
     EXPECT_GT(moved, 1.2 * minimum) << "maglev is not minimal: survivors' entries move too";

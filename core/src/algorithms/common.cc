@@ -7,7 +7,8 @@
 namespace chsim::algorithms_internal {
 
 void CheckNodes(std::string_view algorithm, std::span<const Node> nodes) {
-  if (nodes.empty()) throw std::invalid_argument(std::string(algorithm) + " needs at least one node");
+  if (nodes.empty())
+    throw std::invalid_argument(std::string(algorithm) + " needs at least one node");
   if (nodes.size() >= UINT32_MAX) {
     throw std::invalid_argument(std::string(algorithm) + ": too many nodes");
   }
@@ -25,7 +26,8 @@ void CheckNodes(std::string_view algorithm, std::span<const Node> nodes) {
 
 void CheckNewNode(std::string_view algorithm, std::span<const Node> live, const Node& node) {
   if (node.weight == 0) {
-    throw std::invalid_argument(std::string(algorithm) + ": node '" + node.label + "' has weight 0");
+    throw std::invalid_argument(std::string(algorithm) + ": node '" + node.label +
+                                "' has weight 0");
   }
   for (const Node& n : live) {
     if (n.label == node.label) {

@@ -25,13 +25,12 @@ bool IsPrime(uint64_t m) noexcept {
 MaglevBackend MaglevBackendForSeed(uint64_t seed, uint64_t table_size) noexcept {
   using algorithms_internal::Mix2;
   MaglevBackend b;
-  b.offset = Mix2(seed, 0x6f6666736574ULL) % table_size;         // "offset"
-  b.skip = Mix2(seed, 0x736b6970ULL) % (table_size - 1) + 1;     // "skip"
+  b.offset = Mix2(seed, 0x6f6666736574ULL) % table_size;      // "offset"
+  b.skip = Mix2(seed, 0x736b6970ULL) % (table_size - 1) + 1;  // "skip"
   return b;
 }
 
-std::vector<uint32_t> MaglevPopulate(std::span<const MaglevBackend> backends,
-                                     uint64_t table_size) {
+std::vector<uint32_t> MaglevPopulate(std::span<const MaglevBackend> backends, uint64_t table_size) {
   const uint64_t m = table_size;
   if (!IsPrime(m)) {
     throw std::invalid_argument("maglev: table size " + std::to_string(m) + " is not prime");

@@ -41,9 +41,7 @@ class Modulo final : public Algorithm {
     nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
     ids_.EraseAt(i);
   }
-  size_t MemoryBytes() const noexcept override {
-    return ids_.ids().capacity() * sizeof(uint32_t);
-  }
+  size_t MemoryBytes() const noexcept override { return ids_.ids().capacity() * sizeof(uint32_t); }
   std::optional<std::vector<double>> StructuralShares() const override {
     const uint64_t n = ids_.size();
     const uint64_t q = UINT64_MAX / n, r = UINT64_MAX % n;  // values 0..2^64-1

@@ -38,7 +38,7 @@ class MultiProbe final : public Algorithm {
     uint64_t probe = h1;
     for (uint32_t i = 0; i < probes_; ++i, probe += h2) {
       size_t j = static_cast<size_t>(std::lower_bound(pts, pts + n, probe) - pts);
-      if (j == n) j = 0;  // wrap
+      if (j == n) j = 0;                  // wrap
       const uint64_t d = pts[j] - probe;  // clockwise distance, mod 2^64
       if (d < best_distance) best_distance = d, best = j;
     }
@@ -80,7 +80,7 @@ class MultiProbe final : public Algorithm {
 
   const Hasher* hasher_;
   uint32_t probes_;
-  std::vector<Node> nodes_;      // live, parallel to ids_
+  std::vector<Node> nodes_;       // live, parallel to ids_
   std::vector<uint64_t> points_;  // ascending
   std::vector<uint32_t> owners_;  // parallel: node id
   IdSet ids_;

@@ -17,12 +17,11 @@ struct Entry {
 using namespace algorithms_internal;
 
 constexpr std::array kEntries{
-    Entry{{"ring",
-           "Ketama ring (Karger et al. 1997; libketama) with any hasher and points per node",
-           "points (per node, default 160), hasher (default xxh3)", kRingCapabilities},
-          NewRing},
-    Entry{{"jump",
-           "jump consistent hash (Lamping & Veach 2014), equal to Guava's consistentHash",
+    Entry{
+        {"ring", "Ketama ring (Karger et al. 1997; libketama) with any hasher and points per node",
+         "points (per node, default 160), hasher (default xxh3)", kRingCapabilities},
+        NewRing},
+    Entry{{"jump", "jump consistent hash (Lamping & Veach 2014), equal to Guava's consistentHash",
            "none", kJumpCapabilities},
           NewJump},
     Entry{{"rendezvous",
@@ -50,9 +49,9 @@ constexpr std::array kEntries{
     Entry{{"memento", "MementoHash (Coluzzi et al. 2023): jump plus a replacement map", "none",
            kMementoCapabilities},
           NewMemento},
-    Entry{{"modulo", "non-consistent baseline: node = live[hash mod n]", "none",
-           kModuloCapabilities},
-          NewModulo},
+    Entry{
+        {"modulo", "non-consistent baseline: node = live[hash mod n]", "none", kModuloCapabilities},
+        NewModulo},
 };
 
 constexpr std::array<AlgorithmInfo, kEntries.size()> MakeInfos() {

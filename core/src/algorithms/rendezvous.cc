@@ -83,8 +83,8 @@ class Rendezvous final : public Algorithm {
     UpdateUniform();
   }
   void UpdateUniform() {
-    uniform_ = std::all_of(weights_.begin(), weights_.end(),
-                           [&](double w) { return w == weights_[0]; });
+    uniform_ =
+        std::all_of(weights_.begin(), weights_.end(), [&](double w) { return w == weights_[0]; });
   }
 
   const Hasher* hasher_;

@@ -10,8 +10,9 @@
 // Weighted lists use the peers' float formula, whose point counts depend on
 // the total weight and node count: every node's points change on add/remove,
 // and capabilities().minimal_disruption is false for such an instance.
-#include "chsim/profile.h"
 #include "chsim/ring.h"
+
+#include "chsim/profile.h"
 #include "internal.h"
 
 namespace chsim {

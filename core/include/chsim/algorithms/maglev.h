@@ -38,8 +38,7 @@ MaglevBackend MaglevBackendForSeed(uint64_t seed, uint64_t table_size) noexcept;
 // Entry -> backend index (into `backends`) for a table of `table_size` entries.
 // Throws std::invalid_argument if table_size is not prime, backends is empty,
 // or an offset, skip or weight is out of range.
-std::vector<uint32_t> MaglevPopulate(std::span<const MaglevBackend> backends,
-                                     uint64_t table_size);
+std::vector<uint32_t> MaglevPopulate(std::span<const MaglevBackend> backends, uint64_t table_size);
 
 }  // namespace chsim
 
