@@ -21,7 +21,8 @@ struct TuneOptions {
   std::string servers;
   std::string profile;
   std::string algorithm;
-  std::string hasher = "md5";
+  std::string hasher;
+  double max_excess_churn = 0;
   std::string hash_algorithm;
   double max_over_mean = 0;
   double confidence = 0.95;
@@ -52,19 +53,25 @@ void RunTune(const TuneOptions& o) {
   if ((o.nodes == 0) == o.servers.empty()) {
     throw sim::UsageError("give exactly one of --nodes N (N >= 2) or --servers FILE");
   }
-  if (!o.algorithm.empty() && o.algorithm != "ring") {
-    throw sim::UsageError("--algorithm " + o.algorithm +
-                          ": tune supports 'ring' (and --profile NAME)");
+  const std::string algorithm = o.algorithm.empty() ? "ring" : o.algorithm;
+  if (algorithm != "ring" && algorithm != "maglev" && algorithm != "multi_probe") {
+    throw sim::UsageError("--algorithm '" + o.algorithm + "': tune accepts ring, maglev, multi_probe");
   }
   if (!o.profile.empty() && !o.algorithm.empty()) {
-    throw sim::UsageError("give --profile NAME or --algorithm ring --hasher NAME, not both");
+    throw sim::UsageError("give --profile NAME or --algorithm NAME --hasher NAME, not both");
+  }
+  if ((o.max_over_mean != 0) == (o.max_excess_churn != 0)) {
+    throw sim::UsageError("give exactly one target: --max-over-mean X (> 1) or --max-excess-churn X");
   }
   if (o.metric != "structural" && o.metric != "sampled") {
     throw sim::UsageError("--metric '" + o.metric + "': expected structural or sampled");
   }
   sim::TuneRequest r;
+  r.algorithm = algorithm;
+  r.hasher = o.hasher.empty() ? "xxh3" : o.hasher;
   try {
-    r.profile = o.profile.empty() ? ResearchProfile(GetHasher(o.hasher), 160)
+    GetHasher(r.hasher);
+    r.profile = o.profile.empty() ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher), 160)
                                   : MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, ""});
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
@@ -75,12 +82,18 @@ void RunTune(const TuneOptions& o) {
     r.weighted = list.weighted;
   }
   r.n = o.nodes;
-  r.target = o.max_over_mean;
+  r.target = o.max_excess_churn != 0 ? o.max_excess_churn : o.max_over_mean;
+  r.objective = o.max_excess_churn != 0 ? sim::TuneObjective::kExcessChurn
+                                        : sim::TuneObjective::kMaxOverMean;
   r.confidence = o.confidence;
   r.metric = o.metric == "sampled" ? sim::TuneMetric::kSampled : sim::TuneMetric::kStructural;
   r.keys = o.keys;
   r.model_draws = o.draws;
   r.max_exact_draws = o.draws;
+  if (algorithm != "ring") {  // exact draws only: fewer by default
+    r.max_exact_draws = std::min<uint32_t>(o.draws, algorithm == "maglev" ? 200 : 50);
+    if (algorithm == "multi_probe" && o.keys == 1'000'000) r.keys = 100'000;
+  }
   r.time_budget_seconds = o.budget;
   r.seed = o.seed;
   r.threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -92,10 +105,13 @@ void RunTune(const TuneOptions& o) {
   nlohmann::json doc;
   doc["schema_version"] = 1;
   doc["kind"] = "tune";
-  doc["request"] = {{"nodes", o.nodes},
+  doc["request"] = {{"algorithm", r.algorithm},
+                    {"objective", o.max_excess_churn != 0 ? "excess_churn" : "max_over_mean"},
+                    {"nodes", o.nodes},
                     {"servers", o.servers},
                     {"profile", r.profile.name},
-                    {"hasher", std::string(r.profile.key_hasher->name)},
+                    {"hasher", r.algorithm == "ring" ? std::string(r.profile.key_hasher->name)
+                                                     : r.hasher},
                     {"max_over_mean", r.target},
                     {"confidence", r.confidence},
                     {"metric", o.metric},
@@ -103,14 +119,18 @@ void RunTune(const TuneOptions& o) {
                     {"draws", r.model_draws},
                     {"seed", std::to_string(r.seed)},
                     {"threads", r.threads}};
-  nlohmann::json answer = {{"points_per_node", res.answer},
+  nlohmann::json answer = {{"value", res.answer},
+                           {"parameter", r.algorithm == "ring"     ? "points_per_node"
+                                         : r.algorithm == "maglev" ? "table_size"
+                                                                   : "probes"},
                            {"met", res.met},
                            {"analytic_points", std::isfinite(res.analytic) ? nlohmann::json(res.analytic)
                                                                           : nlohmann::json(nullptr)},
                            {"summary", res.summary},
                            {"current", EstimateJson(res.current)},
                            {"cost_current", CostJson(res.cost_current)}};
-  if (res.met) answer["cost_answer"] = CostJson(res.cost_answer);
+  if (res.met && r.algorithm == "ring") answer["cost_answer"] = CostJson(res.cost_answer);
+  if (r.algorithm != "ring") answer.erase("cost_current");
   if (!r.nodes.empty()) {
     answer["list_max_over_mean"] = res.list_max_over_mean;
     answer["hottest"] = res.hottest_label;
@@ -132,15 +152,20 @@ void AddTuneCommand(CLI::App& app) {
       "Examples:\n"
       "  chsim tune --nodes 200 --max-over-mean 1.10\n"
       "  chsim tune --nodes 100 --algorithm ring --hasher xxh3 --max-over-mean 1.05 --json t.json\n"
-      "  chsim tune --servers servers.txt --profile spymemcached --max-over-mean 1.10");
+      "  chsim tune --servers servers.txt --profile spymemcached --max-over-mean 1.10\n"
+      "  chsim tune --nodes 1000 --algorithm maglev --max-over-mean 1.01\n"
+      "  chsim tune --nodes 100 --algorithm maglev --max-excess-churn 0.005");
   auto* nodes = cmd->add_option("--nodes", o->nodes, "node count (names are drawn)");
   cmd->add_option("--servers", o->servers, "server list (tuned exactly, with its real names)")
       ->excludes(nodes);
   cmd->add_option("--profile", o->profile, "compatibility profile (default: research ring)");
   cmd->add_option("--hash-algorithm", o->hash_algorithm, "spymemcached hash algorithm");
-  cmd->add_option("--algorithm", o->algorithm, "ring (default)");
-  cmd->add_option("--hasher", o->hasher, "research ring hasher")->capture_default_str();
-  cmd->add_option("--max-over-mean", o->max_over_mean, "target, > 1 (e.g. 1.10)")->required();
+  cmd->add_option("--algorithm", o->algorithm,
+                  "ring (points per node, default), maglev (table size), multi_probe (probes)");
+  cmd->add_option("--hasher", o->hasher, "hasher (ring: md5; maglev, multi_probe: xxh3)");
+  cmd->add_option("--max-over-mean", o->max_over_mean, "target max/mean, > 1 (e.g. 1.10)");
+  cmd->add_option("--max-excess-churn", o->max_excess_churn,
+                  "maglev: target keys moved beyond the removed node's share (e.g. 0.01)");
   cmd->add_option("--confidence", o->confidence, "probability over name draws, in (0,1)")
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "structural (exact shares) or sampled (--keys)")

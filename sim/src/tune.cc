@@ -10,6 +10,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "chsim/algorithm.h"
+#include "chsim/algorithms/maglev.h"
 #include "chsim/ring.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/rng.h"
@@ -440,6 +442,186 @@ class Tuner {
   uint32_t granularity_ = 1;
 };
 
+// Maglev table size and multi-probe probe count: exact Monte Carlo over drawn
+// node names (no model), common names across candidates, binary search over
+// the candidate values for the least that meets the confidence.
+TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
+  const bool maglev = r.algorithm == "maglev";
+  if (!maglev && r.algorithm != "multi_probe") {
+    throw UsageError("--algorithm '" + r.algorithm + "': tune accepts ring, maglev, multi_probe");
+  }
+  if (r.objective == TuneObjective::kExcessChurn && !maglev) {
+    throw UsageError("--max-excess-churn applies to --algorithm maglev only");
+  }
+  if (!(r.target > (r.objective == TuneObjective::kExcessChurn ? 0.0 : 1.0)) ||
+      !std::isfinite(r.target)) {
+    throw UsageError(r.objective == TuneObjective::kExcessChurn
+                         ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
+                         : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+  }
+  if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
+    throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
+  }
+  const uint32_t n = r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size());
+  if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
+  for (const Node& node : r.nodes) {
+    if (node.weight != 1 && !maglev) throw UsageError("multi_probe has no weights; use an unweighted list");
+  }
+  const uint32_t draws = r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1;
+  auto names = [&](uint32_t draw) {
+    if (!r.nodes.empty()) return r.nodes;
+    Sampler rng{SplitMix64(Derive(Derive(r.seed, Tag("tune-names")), draw))};
+    std::unordered_set<uint32_t> used;
+    std::vector<Node> nodes;
+    while (nodes.size() < n) {
+      uint32_t x = static_cast<uint32_t>(rng.Next() >> 40);
+      if (!used.insert(x).second) continue;
+      Node node;
+      node.host = "10." + std::to_string(x >> 16) + "." + std::to_string((x >> 8) & 255) + "." +
+                  std::to_string(x & 255);
+      node.port_given = true;
+      node.label = node.host + ":11211";
+      nodes.push_back(std::move(node));
+    }
+    return nodes;
+  };
+  auto params_for = [&](uint32_t value) {
+    AlgorithmParams p;
+    p.hasher = r.hasher;
+    if (maglev) p.table_size = value;
+    else p.probes = value;
+    return p;
+  };
+  // One draw's figure: max/mean (exact shares for maglev, r.keys sampled
+  // keys for multi_probe) or maglev's excess churn on removing node draw % n.
+  auto figure = [&](uint32_t value, uint32_t draw) {
+    std::vector<Node> nodes = names(draw);
+    std::unique_ptr<Algorithm> a = MakeAlgorithm(r.algorithm, nodes, params_for(value));
+    std::vector<double> load(n, 0.0);
+    if (r.objective == TuneObjective::kExcessChurn) {
+      std::vector<uint32_t> before(value);
+      for (uint32_t e = 0; e < value; ++e) before[e] = a->Locate(e);  // maglev: entry e
+      const uint32_t victim = draw % n;
+      a->Remove(victim);
+      uint64_t moved = 0, minimal = 0;
+      for (uint32_t e = 0; e < value; ++e) {
+        minimal += before[e] == victim ? 1 : 0;
+        moved += a->Locate(e) != before[e] ? 1 : 0;
+      }
+      return double(moved - minimal) / value;
+    }
+    if (maglev) {
+      std::vector<double> shares = *a->StructuralShares();
+      for (uint32_t i = 0; i < n; ++i) load[i] = shares[i];
+    } else {
+      SplitMix64 keys(Derive(Derive(r.seed, Tag("tune-keys")), draw));
+      for (uint64_t k = 0; k < r.keys; ++k) load[a->Locate(keys.Next())] += 1;
+    }
+    uint64_t total_weight = 0;
+    for (const Node& node : nodes) total_weight += node.weight;
+    double total = 0, m = 0;
+    for (double x : load) total += x;
+    for (uint32_t i = 0; i < n; ++i) {
+      m = std::max(m, load[i] / (total * nodes[i].weight / double(total_weight)));
+    }
+    return m;
+  };
+  TuneResult res;
+  auto evaluate = [&](uint32_t value) {
+    Draws d;
+    d.max_over_mean.resize(draws);
+    ParallelFor(draws, r.threads, [&](uint32_t i) { d.max_over_mean[i] = figure(value, i); });
+    TuneEstimate e = Summarize(value, r.nodes.empty() ? "exact" : "given-list", d, r.target);
+    res.estimates.push_back(e);
+    if (progress) {
+      progress(r.algorithm + " " + (maglev ? "M=" : "probes=") + std::to_string(value) +
+               ": P(within target) = " + std::to_string(e.probability));
+    }
+    return e.probability >= r.confidence;
+  };
+  // Candidate values: primes for maglev, integers for probes.
+  auto next_prime = [](uint64_t m) {
+    m = std::max<uint64_t>(m, 2);
+    while (!IsPrime(m)) ++m;
+    return static_cast<uint32_t>(m);
+  };
+  auto prev_prime = [](uint64_t m) {
+    while (m > 2 && !IsPrime(m)) --m;
+    return static_cast<uint32_t>(m);
+  };
+  const uint32_t limit = maglev ? kTuneMaxTableSize : kTuneMaxProbes;
+  // First guess: maglev spreads entries to floor/ceil(M/n) per backend, so
+  // max/mean ~ 1 + n/M; multi_probe's peak-to-mean falls roughly as 1 + 1/k
+  // (Appleton & O'Reilly 2015 report 1.05 at k = 21); churn starts at 10 n.
+  double guess = r.objective == TuneObjective::kExcessChurn ? 10.0 * n
+                 : maglev                                    ? n / (r.target - 1.0)
+                                                             : 1.0 / (r.target - 1.0);
+  res.analytic = guess;
+  uint32_t start = maglev ? next_prime(uint64_t(std::min<double>(guess, limit)))
+                          : std::clamp<uint32_t>(uint32_t(std::ceil(guess)), 1, limit);
+  uint32_t lo = 0, hi = 0;
+  if (evaluate(start)) {
+    hi = start;
+    for (uint32_t v = start; v > 2;) {
+      uint32_t smaller = maglev ? prev_prime(v / 2) : v / 2;
+      if (smaller < (maglev ? n : 1) || smaller == v) break;
+      if (!evaluate(smaller)) {
+        lo = smaller;
+        break;
+      }
+      hi = v = smaller;
+    }
+  } else {
+    lo = start;
+    while (lo < limit) {
+      uint32_t bigger = maglev ? next_prime(std::min<uint64_t>(uint64_t(lo) * 2, limit))
+                               : std::min<uint32_t>(lo * 2, limit);
+      if (evaluate(bigger)) {
+        hi = bigger;
+        break;
+      }
+      lo = bigger;
+    }
+  }
+  res.met = hi != 0;
+  if (res.met) {
+    while (true) {
+      uint64_t mid = (uint64_t(lo) + hi) / 2;
+      uint32_t cand = maglev ? next_prime(mid) : static_cast<uint32_t>(mid);
+      if (cand <= lo || cand >= hi) break;
+      if (evaluate(cand)) hi = cand;
+      else lo = cand;
+    }
+    res.answer = hi;
+  }
+  const uint32_t current = maglev ? 65537 : 21;
+  for (const TuneEstimate& e : res.estimates) {
+    if (e.points == current) res.current = e;
+  }
+  if (res.current.draws == 0) {
+    evaluate(current);
+    res.current = res.estimates.back();
+  }
+  char buf[512];
+  const char* what = maglev ? "table size" : "probes";
+  std::string goal = r.objective == TuneObjective::kExcessChurn ? "excess churn <= " : "max/mean <= ";
+  if (!res.met) {
+    std::snprintf(buf, sizeof buf, "n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence",
+                  n, r.algorithm.c_str(), what, limit, goal.c_str(), r.target, 100 * r.confidence);
+  } else {
+    const TuneEstimate* at = nullptr;
+    for (const TuneEstimate& e : res.estimates) if (e.points == res.answer) at = &e;
+    std::snprintf(buf, sizeof buf,
+                  "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, "
+                  "%.1f] over %u draws); %s %u gives %.4g median",
+                  n, r.algorithm.c_str(), what, res.answer, goal.c_str(), r.target,
+                  100 * r.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high,
+                  at->draws, what, current, res.current.median_max_over_mean);
+  }
+  res.summary = buf;
+  return res;
+}
+
 }  // namespace
 
 void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi) {
@@ -477,6 +659,7 @@ double AnalyticPoints(uint32_t n, double target, double confidence, double keys_
 }
 
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
+  if (request.algorithm != "ring") return TuneAlgorithm(request, progress);
   Tuner t(request, progress);
   return t.Run();
 }

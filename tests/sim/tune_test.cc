@@ -123,6 +123,35 @@ TEST(Tune, GivenListIsExact) {
   EXPECT_LE(double(mx) * 50 / 4294967296.0, 1.10);
 }
 
+// Maglev gives each backend floor or ceil(M/n) entries (Eisenbud et al. 2016,
+// section 3.4), so max/mean = ceil(M/n) * n / M whatever the names: the answer
+// is the least prime M meeting the target, checked by that formula.
+TEST(Tune, MaglevTableSizeIsLeastPrimeMeetingTarget) {
+  TuneRequest r = Request(100, 1.01, 0.95);
+  r.algorithm = "maglev";
+  r.max_exact_draws = 20;
+  TuneResult res = Tune(r);
+  ASSERT_TRUE(res.met);
+  auto ratio = [](uint64_t m) { return double((m + 99) / 100) * 100 / double(m); };
+  EXPECT_LE(ratio(res.answer), 1.01);
+  EXPECT_EQ(res.answer, 7529u);  // primes 7523 -> 1.0102, 7529 -> 1.0094
+  EXPECT_GT(ratio(7523), 1.01);
+}
+
+TEST(Tune, MaglevChurnTargetAndErrors) {
+  TuneRequest r = Request(50, 0.01, 0.9);
+  r.algorithm = "maglev";
+  r.objective = TuneObjective::kExcessChurn;
+  r.max_exact_draws = 30;
+  TuneResult res = Tune(r);
+  ASSERT_TRUE(res.met);
+  EXPECT_GT(res.answer, 50u);
+  r.algorithm = "multi_probe";
+  EXPECT_THROW(Tune(r), UsageError);  // churn target is maglev's
+  r.algorithm = "jump";
+  EXPECT_THROW(Tune(r), UsageError);
+}
+
 TEST(Tune, BadInputsAreUsageErrors) {
   EXPECT_THROW(Tune(Request(10, 1.0, 0.95)), UsageError);
   EXPECT_THROW(Tune(Request(10, 0.5, 0.95)), UsageError);

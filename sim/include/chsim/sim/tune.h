@@ -36,7 +36,17 @@ namespace chsim::sim {
 
 enum class TuneMetric { kStructural, kSampled };
 
+// What `algorithm` tunes: ring -> points per node; maglev -> table size (a
+// prime); multi_probe -> probes.
+enum class TuneObjective {
+  kMaxOverMean,  // max load / expected load <= target
+  kExcessChurn,  // maglev: keys moved beyond the removed node's, on removing one node, <= target
+};
+
 struct TuneRequest {
+  std::string algorithm = "ring";  // ring | maglev | multi_probe
+  TuneObjective objective = TuneObjective::kMaxOverMean;
+  std::string hasher = "xxh3";     // maglev / multi_probe node hasher
   Profile profile;               // the ring's rules; points_per_node is what is tuned
   std::vector<Node> nodes;       // given list (weights honoured), or empty: draw `n` names
   bool weighted = false;         // the given list spells weights
@@ -53,7 +63,8 @@ struct TuneRequest {
 };
 
 struct TuneEstimate {
-  uint32_t points = 0;        // points per node (the base for weighted lists)
+  uint32_t points = 0;        // the tuned value: points per node (the base for weighted
+                              // lists), maglev table size or multi_probe probes
   std::string method;         // "analytic", "model", "exact", "given-list"
   uint32_t draws = 0;
   uint32_t successes = 0;
@@ -85,6 +96,8 @@ struct TuneResult {
 };
 
 inline constexpr uint32_t kTuneMaxPoints = 100'000;
+inline constexpr uint32_t kTuneMaxTableSize = 100'000'007;  // a prime
+inline constexpr uint32_t kTuneMaxProbes = 1024;
 
 using TuneProgress = std::function<void(const std::string&)>;
 
