@@ -30,7 +30,7 @@ struct TuneOptions {
   uint64_t keys = 1'000'000;
   std::string json;
   uint32_t draws = 2000;
-  double budget = 40;
+  double budget = 20;
   uint64_t seed = 1;
   int threads = 0;
   bool quiet = false;
