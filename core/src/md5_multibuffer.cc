@@ -74,14 +74,35 @@ inline uint32_t Load32(const uint8_t* p) {
   return v;  // little-endian host (x86-64, arm64): MD5's word order
 }
 
-// Writes the padded block of a key of len <= 55 as lane `lane` of `words`.
+// Copies len <= 64 bytes with at most two overlapping fixed-size moves (no
+// call, no byte loop): [0, k) and [len - k, len) cover [0, len) when k <= len < 2k.
+inline void CopyShort(uint8_t* dst, const char* src, size_t len) {
+  if (len >= 16) {
+    if (len >= 32) {
+      std::memcpy(dst, src, 32);
+      std::memcpy(dst + len - 32, src + len - 32, 32);
+    } else {
+      std::memcpy(dst, src, 16);
+      std::memcpy(dst + len - 16, src + len - 16, 16);
+    }
+  } else if (len >= 8) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + len - 8, src + len - 8, 8);
+  } else if (len >= 4) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + len - 4, src + len - 4, 4);
+  } else {
+    for (size_t i = 0; i < len; ++i) dst[i] = static_cast<uint8_t>(src[i]);
+  }
+}
+
+// Writes the padded block of a key of len <= 55 as lane `lane` of `words`:
+// key bytes, 0x80, zeros, the bit length as a little-endian uint64 (RFC 1321 3.1-3.2).
 inline void PutBlock(const char* key, size_t len, uint32_t* words, int lanes, int lane) {
   alignas(16) uint8_t block[64] = {};
-  std::memcpy(block, key, len);
+  CopyShort(block, key, len);
   block[len] = 0x80;
-  const size_t used = (len + 4) / 4;  // words holding key bytes or the 0x80
-  for (size_t j = 0; j < used; ++j) words[j * lanes + lane] = Load32(block + 4 * j);
-  for (size_t j = used; j < 14; ++j) words[j * lanes + lane] = 0;
+  for (size_t j = 0; j < 14; ++j) words[j * lanes + lane] = Load32(block + 4 * j);
   words[14 * lanes + lane] = static_cast<uint32_t>(len * 8);
   words[15 * lanes + lane] = 0;
 }

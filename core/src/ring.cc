@@ -1,13 +1,16 @@
 #include "chsim/ring.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <charconv>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "chsim/md5.h"
+#include "chsim/md5_batch.h"
 
 namespace chsim {
 namespace {
@@ -27,6 +30,85 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
     });
   }
   return order;
+}
+
+// Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
+// (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 entries
+// each (libketama's LE32 slices), in the order they were added.
+class PointKeyBatch {
+ public:
+  explicit PointKeyBatch(std::vector<uint64_t>* entries) : entries_(entries) {
+    bytes_.reserve(kBatch * 32);
+  }
+  void Add(std::string_view key, uint32_t rank, uint32_t take) {
+    ends_[n_] = bytes_.size() + key.size();
+    bytes_.append(key);
+    rank_[n_] = rank;
+    take_[n_] = static_cast<uint8_t>(take);
+    if (++n_ == kBatch) Flush();
+  }
+  void Flush() {
+    size_t start = 0;
+    for (size_t i = 0; i < n_; ++i) {
+      views_[i] = std::string_view(bytes_.data() + start, ends_[i] - start);
+      start = ends_[i];
+    }
+    Md5BatchDigests(std::span(views_.data(), n_), std::span(digests_.data(), n_));
+    for (size_t i = 0; i < n_; ++i) {
+      for (uint32_t j = 0; j < take_[i]; ++j) {
+        entries_->push_back(uint64_t{Md5Slice(digests_[i].data(), static_cast<int>(j))} << 32 |
+                            rank_[i]);
+      }
+    }
+    n_ = 0;
+    bytes_.clear();
+  }
+
+ private:
+  static constexpr size_t kBatch = 512;
+  std::vector<uint64_t>* entries_;
+  std::string bytes_;
+  size_t n_ = 0;
+  std::array<size_t, kBatch> ends_;
+  std::array<uint32_t, kBatch> rank_;
+  std::array<uint8_t, kBatch> take_;
+  std::array<std::string_view, kBatch> views_;
+  std::array<std::array<uint8_t, 16>, kBatch> digests_;
+};
+
+// Stable sort of entries by their top 32 bits (the point): LSD radix sort,
+// 3 passes of 11, 11 and 10 bits (Knuth, TAOCP vol. 3, 5.2.5), all three
+// histograms from one read; std::stable_sort below a few thousand entries,
+// where the histograms would cost more than they save.
+void SortByPoint(std::vector<uint64_t>& v) {
+  if (v.size() < 4096) {
+    std::stable_sort(v.begin(), v.end(), [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+    return;
+  }
+  constexpr int kShift[3] = {32, 43, 54};
+  constexpr uint32_t kMask[3] = {0x7FF, 0x7FF, 0x3FF};
+  std::vector<uint32_t> count(3 * 2048, 0);
+  for (uint64_t e : v) {
+    for (int p = 0; p < 3; ++p) ++count[p * 2048 + ((e >> kShift[p]) & kMask[p])];
+  }
+  std::unique_ptr<uint64_t[]> tmp(new uint64_t[v.size()]);  // uninitialised: fully written
+  uint64_t* src = v.data();
+  uint64_t* dst = tmp.get();
+  for (int p = 0; p < 3; ++p) {
+    uint32_t* c = count.data() + p * 2048;
+    uint32_t sum = 0;
+    for (int b = 0; b < 2048; ++b) {
+      const uint32_t k = c[b];
+      c[b] = sum;
+      sum += k;
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      const uint64_t e = src[i];
+      dst[c[(e >> kShift[p]) & kMask[p]]++] = e;
+    }
+    std::swap(src, dst);
+  }
+  if (src != v.data()) std::copy(src, src + v.size(), v.data());  // odd pass count
 }
 
 }  // namespace
@@ -64,44 +146,49 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
 
   // Each entry packs (point << 32 | tie rank) so one integer sort orders the
   // ring by point and then by the profile's winner first.
+  // Each entry packs (point << 32 | tie rank); rank 0 is the profile's winner.
+  // Entries are made in ascending rank, so a stable sort on the point alone
+  // orders the ring by (point, rank).
   std::vector<uint64_t> entries;
   entries.reserve(total_points);
   const bool later_wins = profile.tie == TieRule::kLaterWins;
+  const size_t n_nodes = nodes.size();
   std::string key;
-  for (size_t r = 0; r < nodes.size(); ++r) {
-    const uint32_t rank = later_wins ? static_cast<uint32_t>(nodes.size() - 1 - r)
-                                     : static_cast<uint32_t>(r);
+  PointKeyBatch batch(&entries);
+  for (size_t rank = 0; rank < n_nodes; ++rank) {
+    const size_t r = later_wins ? n_nodes - 1 - rank : rank;  // position in profile order
     key = PointKeyPrefix(profile, nodes[order[r]]);
     key.push_back('-');
     const size_t prefix_len = key.size();
-    auto emit = [&](uint32_t point) { entries.push_back(uint64_t{point} << 32 | rank); };
     char digits[16];
     const uint32_t want = counts[r];
-    uint32_t emitted = 0;
-    for (uint32_t i = 0; emitted < want; ++i) {
+    for (uint32_t i = 0, emitted = 0; emitted < want; ++i) {
       auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
       (void)ec;
       key.resize(prefix_len);
       key.append(digits, end);
       if (md5x4) {
-        uint8_t d[16];
-        Md5(key.data(), key.size(), d);
-        for (int j = 0; j < 4 && emitted < want; ++j, ++emitted) emit(Md5Slice(d, j));
+        const uint32_t take = std::min<uint32_t>(4, want - emitted);
+        batch.Add(key, static_cast<uint32_t>(rank), take);
+        emitted += take;
       } else {
-        emit(static_cast<uint32_t>((*profile.point_hasher)(key)));
+        entries.push_back(uint64_t{static_cast<uint32_t>((*profile.point_hasher)(key))} << 32 |
+                          rank);
         ++emitted;
       }
     }
   }
-  std::sort(entries.begin(), entries.end());
+  batch.Flush();
+  SortByPoint(entries);
 
   Ring ring;
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
+  ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
   auto owner_of = [&](uint64_t e) {
     uint32_t rank = static_cast<uint32_t>(e);
-    uint32_t r = later_wins ? static_cast<uint32_t>(nodes.size() - 1 - rank) : rank;
+    uint32_t r = later_wins ? static_cast<uint32_t>(n_nodes - 1 - rank) : rank;
     return order[r];
   };
   ring.points_.reserve(entries.size() + 1);
@@ -169,7 +256,19 @@ void Ring::LocateHashBatch(std::span<const uint32_t> hashes,
 
 void Ring::LocateBatch(std::span<const std::string_view> keys,
                        std::span<uint32_t> out) const noexcept {
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = Locate(keys[i]);
+  if (!key_is_md5_) {
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = LocateHash(HashKey(keys[i]));
+    return;
+  }
+  // Hash a chunk with the multi-buffer MD5, then search; the chunk's hashes
+  // stay in L1 and the independent searches overlap.
+  constexpr size_t kChunk = 256;
+  uint32_t h[kChunk];
+  for (size_t base = 0; base < keys.size(); base += kChunk) {
+    const size_t n = std::min(kChunk, keys.size() - base);
+    Md5BatchLe32(keys.subspan(base, n), std::span(h, n));
+    for (size_t i = 0; i < n; ++i) out[base + i] = LocateHash(h[i]);
+  }
 }
 
 size_t Ring::MemoryBytes() const noexcept {
