@@ -27,7 +27,8 @@ TEST(Reference, RingEqualsChsimRingWithResearchProfile) {
     const Hasher& h = GetHasher(hasher);
     Ring ring = Ring::Build(ResearchProfile(h, 100), nodes);
     for (int i = 0; i < 20000; ++i) {
-      const std::string key = "k" + std::to_string(i);
+      std::string key = "k";
+      key += std::to_string(i);
       ASSERT_EQ(a->Locate(h(key)), ring.Locate(key)) << key;
     }
     // After removing id 4 and adding a node, ids map back to the live list.
@@ -40,7 +41,8 @@ TEST(Reference, RingEqualsChsimRingWithResearchProfile) {
     const std::vector<uint32_t> ids{0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12};
     Ring ring2 = Ring::Build(ResearchProfile(h, 100), live);
     for (int i = 0; i < 20000; ++i) {
-      const std::string key = "k" + std::to_string(i);
+      std::string key = "k";
+      key += std::to_string(i);
       ASSERT_EQ(a->Locate(h(key)), ids[ring2.Locate(key)]) << key;
     }
     auto shares = *a->StructuralShares();
