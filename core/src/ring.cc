@@ -32,6 +32,9 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
   return order;
 }
 
+// HashMd5 through the own one-block MD5 (Md5Le32): same values.
+uint64_t HashMd5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
+
 // Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
 // (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 entries
 // each (libketama's LE32 slices), in the order they were added.
@@ -185,6 +188,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
   ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
+  ring.key_fn_ = ring.key_is_md5_ ? &HashMd5OneBlock : profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
   auto owner_of = [&](uint64_t e) {
     uint32_t rank = static_cast<uint32_t>(e);

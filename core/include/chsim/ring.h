@@ -23,7 +23,6 @@
 #include <string_view>
 #include <vector>
 
-#include "chsim/md5_batch.h"
 #include "chsim/node.h"
 #include "chsim/profile.h"
 
@@ -71,8 +70,7 @@ class Ring {
   // The profile's key hash, low 32 bits. MD5 goes through chsim's one-block
   // MD5 for short keys (md5_batch.h; equal to OpenSSL's, 15-25% faster).
   uint32_t HashKey(std::string_view key) const noexcept {
-    if (key_is_md5_) return Md5Le32(key.data(), key.size());
-    return static_cast<uint32_t>(key_hasher_->fn(key.data(), key.size()));
+    return static_cast<uint32_t>(key_fn_(key.data(), key.size()));
   }
 
   size_t size() const noexcept { return points_.empty() ? 0 : points_.size() - 1; }
@@ -108,6 +106,7 @@ class Ring {
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
+  HashFn key_fn_ = nullptr;  // key_hasher_->fn, or its faster equal for md5
   bool key_is_md5_ = false;  // key_hasher_->fn == HashMd5
 };
 
