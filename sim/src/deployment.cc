@@ -100,10 +100,15 @@ TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept {
 
 namespace {
 
-uint64_t FirstIndex(const Scenario& s, uint32_t trial, const TrialSeeds& seeds) {
-  // Trial 0 uses the names as written; each further trial shifts i by a
-  // seeded offset below 2^20 (a different, equally realistic set of names).
-  return s.first_index + (trial == 0 ? 0 : Bounded(seeds.nodes, uint64_t{1} << 20));
+uint64_t FirstIndex(const Scenario& s, const CaseSpec& c, uint32_t trial) {
+  // Trial 0 uses the names as written; trial t shifts i by t blocks of
+  // (nodes + every node the events may add), so each trial has its own,
+  // equally realistic names ({hex:N} parts are also reseeded per trial).
+  uint64_t stride = c.nodes;
+  for (const EventSpec& e : s.events) {
+    if (e.op == EventSpec::Op::kAdd) stride += std::max<size_t>(e.count, e.nodes.size());
+  }
+  return s.first_index + uint64_t{trial} * stride;
 }
 
 // Parses labels as server-list lines so that host/port follow the foundation's rules.
@@ -122,7 +127,7 @@ std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t tr
   if (!s.file_nodes.empty()) return s.file_nodes;
   TrialSeeds seeds = SeedsForTrial(s.seed, trial);
   NodePattern pattern = NodePattern::Compile(c.pattern, s.path + ": /nodes/pattern");
-  uint64_t first = FirstIndex(s, trial, seeds);
+  uint64_t first = FirstIndex(s, c, trial);
   std::vector<std::string> labels(c.nodes);
   std::vector<uint32_t> weights(c.nodes, 1);
   for (uint32_t k = 0; k < c.nodes; ++k) {
@@ -167,7 +172,7 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial)
     to_global_.push_back(i);
     to_alg_.push_back(i);
   }
-  next_index_ = s.file_nodes.empty() ? FirstIndex(s, trial, seeds_) + c.nodes : 1;
+  next_index_ = s.file_nodes.empty() ? FirstIndex(s, c, trial) + c.nodes : 1;
   key_hasher_ = &GetHasher(c.algorithm.key_hasher);
   try {
     alg_ = MakeCaseAlgorithm(c.algorithm, nodes_, weighted_);

@@ -49,7 +49,7 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
         continue;
       }
       throw UsageError(where + ": found a lone '}' in key shape " + Quote(shape) +
-                       "; write '}}' for a brace");
+                       "; accepted: '}}' for a literal brace");
     }
     if (c != '{') {
       literal += c;

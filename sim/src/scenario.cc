@@ -762,6 +762,7 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
         first = false;
       }
       id += ")";
+      if (first) id.resize(id.size() - 2);  // no parameters: "jump", not "jump()"
       for (auto it = c.axes.begin(); it != c.axes.end(); ++it) {
         std::string key = it.key() == "nodes.count" ? "n" : it.key();
         id += "/" + key + "=" + FormatNumber(it.value());
@@ -787,7 +788,6 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
         pos[k] = 0;
         if (k == 0) goto done;
       }
-      if (all.empty()) break;
     }
   done:;
   }

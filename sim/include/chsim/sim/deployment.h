@@ -12,10 +12,12 @@
 // Also wraps a Ketama compatibility profile (MakeProfile + Ring) as the
 // algorithm "ketama", keys hashed with the profile's key hasher.
 //
-// Randomness (node names of trial t > 0, random weights, random removals)
-// derives from (master seed, trial), not from the case: every case of a
-// scenario sees the same nodes and choices in trial t (common random
-// numbers), so differences between cases are the algorithms', not luck's.
+// Trials: trial t names its nodes with the pattern's i shifted by t blocks
+// of (nodes + nodes the events add); random parts ({hex:N} names, random
+// weights, random removals, keys) derive from (master seed, trial), not from
+// the case: every case of a scenario sees the same nodes, keys and choices in
+// trial t (common random numbers), so differences between cases are the
+// algorithms', not luck's. A node-list file gives every trial the same nodes.
 //
 // Thread-safety: Locate/LocateBatch are const and may run concurrently;
 // Apply, Assign and ResetAssignments need exclusive access.
@@ -47,7 +49,7 @@ class CaseSkipped : public std::runtime_error {
 // Seeds of trial t, shared by every case of the scenario.
 struct TrialSeeds {
   uint64_t trial;    // Derive(master, t)
-  uint64_t nodes;    // node-name offset and {hex:N}
+  uint64_t nodes;    // {hex:N} parts of node names
   uint64_t weights;  // random weights
   uint64_t keys;     // the workload
   uint64_t events;   // random event choices (step s: Derive(events, s))

@@ -1,0 +1,120 @@
+// Result documents: merging shard files gives the rows of a single run,
+// merge refuses mismatched or incomplete shard sets, files are written
+// atomically, and results/README.md documents every metric and field.
+#include "chsim/sim/results.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "chsim/sim/errors.h"
+#include "chsim/sim/metrics.h"
+#include "chsim/sim/runner.h"
+#include "chsim/sim/text_file.h"
+
+namespace chsim::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kScenario[] = R"({
+  "schema_version": 1, "name": "merge", "seed": 77, "trials": 2, "nodes": {"count": [5, 9]},
+  "algorithms": [{"algorithm": "ring", "points_per_node": [20, 80]}, {"algorithm": "rendezvous"}],
+  "workload": {"type": "uniform", "keys": 3000}, "events": [{"op": "add", "count": 1}]
+})";
+
+std::string WriteRun(const Scenario& s, const Shard& shard, const fs::path& dir) {
+  RunOutput out = RunScenario(s, RunOptions{2, shard}, nullptr);
+  std::vector<const CaseResult*> results;
+  for (const CaseResult& r : out.results) results.push_back(&r);
+  Json doc = BuildResults(s, out.cases, results, shard, Json{{"seed", "77"}});
+  std::string path =
+      (dir / ("shard" + std::to_string(shard.index) + "of" + std::to_string(shard.count) + ".json"))
+          .string();
+  WriteFileAtomically(path, SerializeResults(doc));
+  return path;
+}
+
+class ResultsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("chsim_results_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+TEST_F(ResultsTest, MergedShardsEqualOneRun) {
+  Scenario s = ParseScenario(kScenario, "merge.json");
+  std::string whole = WriteRun(s, Shard{0, 1}, dir_);
+  std::vector<std::string> parts;
+  for (uint32_t i = 0; i < 3; ++i) parts.push_back(WriteRun(s, Shard{i, 3}, dir_));
+  std::swap(parts[0], parts[2]);  // order of the inputs does not matter
+  Json merged = MergeResults(parts);
+  Json one = Json::parse(ReadFileOrStdin(whole));
+  for (const char* table : {"cases", "rows", "summary", "nodes", "transitions"}) {
+    EXPECT_EQ(merged[table], one[table]) << table;
+  }
+  EXPECT_EQ(merged["shard"], one["shard"]);
+  EXPECT_EQ(merged["provenance"]["merged_from"].size(), 3u);
+}
+
+TEST_F(ResultsTest, MergeRefusesIncompleteOrForeignShards) {
+  Scenario s = ParseScenario(kScenario, "merge.json");
+  std::string a = WriteRun(s, Shard{0, 2}, dir_);
+  EXPECT_THROW(MergeResults({a}), UsageError);     // shard 1 missing
+  EXPECT_THROW(MergeResults({a, a}), UsageError);  // shard 0 twice
+  Scenario other = ParseScenario(kScenario, "merge.json", 78);
+  fs::create_directories(dir_ / "other");
+  std::string b = WriteRun(other, Shard{1, 2}, dir_ / "other");
+  try {
+    MergeResults({a, b});
+    ADD_FAILURE();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("/scenario: differs"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(ResultsTest, AtomicWriteLeavesNoTemporary) {
+  std::string path = (dir_ / "out.json").string();
+  WriteFileAtomically(path, "{}\n");
+  EXPECT_EQ(ReadFileOrStdin(path), "{}\n");
+  EXPECT_FALSE(fs::exists(TemporaryPathFor(path)));
+  EXPECT_THROW(WriteFileAtomically((dir_ / "no/such/dir/x.json").string(), "{}"), RuntimeError);
+}
+
+TEST(ResultsDocsTest, ReadmeDocumentsEveryMetricAndField) {
+  std::string readme = ReadFileOrStdin(CHSIM_SOURCE_DIR "/results/README.md");
+  auto quoted = [](std::string_view name) {
+    std::string q(1, '`');
+    q.append(name);
+    q.push_back('`');
+    return q;
+  };
+  for (const MetricInfo& m : AllMetrics()) {
+    EXPECT_NE(readme.find(quoted(m.name)), std::string::npos) << m.name;
+  }
+  Scenario s = ParseScenario(kScenario, "merge.json");
+  RunOutput out = RunScenario(s, RunOptions{1, Shard{0, 4}}, nullptr);
+  std::vector<const CaseResult*> results;
+  for (const CaseResult& r : out.results) results.push_back(&r);
+  Json doc = BuildResults(s, out.cases, results, Shard{0, 4}, Json::object());
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    EXPECT_NE(readme.find(quoted(it.key())), std::string::npos) << it.key();
+    if (it.value().is_array() && !it.value().empty() && it.value()[0].is_object()) {
+      for (auto f = it.value()[0].begin(); f != it.value()[0].end(); ++f) {
+        EXPECT_NE(readme.find(quoted(f.key())), std::string::npos) << it.key() << "." << f.key();
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chsim::sim
