@@ -1,6 +1,8 @@
 // chsim's side of the peer harness (bench/peers/run): times ring builds and
 // lookups over the same server list and keys the peers get, the same way
-// (whole passes over the key file, steady clock, median of the passes).
+// (whole passes over the key file, median of the passes). Time is the
+// thread's CPU time (CLOCK_THREAD_CPUTIME_ID): on a shared, oversubscribed
+// machine wall time also counts the time other jobs held the core.
 //
 // Usage: chsim_peer KEYS_FILE SERVERS_FILE PROFILE PASSES
 //   KEYS_FILE: one key per '\n'-terminated line; SERVERS_FILE: host:port per line;
@@ -8,7 +10,7 @@
 // Prints one JSON object per line: {"op", "ns", "samples", "checksum"}; checksum
 // is h = h * 1000003 + owner (mod 2^64) over the keys in order, as every peer computes it.
 #include <algorithm>
-#include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -22,7 +24,11 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+double ThreadCpuNs() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 std::string Slurp(const char* path) {
   std::ifstream f(path, std::ios::binary);
@@ -56,9 +62,9 @@ void Time(const char* op, int passes, double items, F&& f) {
   std::vector<double> ns;
   uint64_t checksum = 0;
   for (int p = 0; p < passes; ++p) {
-    auto t0 = Clock::now();
+    const double t0 = ThreadCpuNs();
     checksum = f();
-    ns.push_back(std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / items);
+    ns.push_back((ThreadCpuNs() - t0) / items);
   }
   std::vector<double> sorted = ns;
   std::sort(sorted.begin(), sorted.end());
