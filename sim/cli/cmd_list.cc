@@ -5,6 +5,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/sim/metrics.h"
 #include "commands.h"
 
 namespace chsim::cli {
@@ -12,7 +13,8 @@ namespace chsim::cli {
 void AddListCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "list",
-      "List profiles, hashers and algorithms, each with a one-line description.\n"
+      "List profiles, hashers, algorithms, scenario workloads and result metrics, each with a\n"
+      "one-line description.\n"
       "Example: chsim list");
   cmd->callback([] {
     std::printf("profiles:\n");
@@ -47,6 +49,20 @@ void AddListCommand(CLI::App& app) {
       std::printf("  %-26s parameters: %.*s\n", "", static_cast<int>(a.parameters.size()),
                   a.parameters.data());
       std::printf("  %-26s capabilities: %s\n", "", caps.c_str());
+    }
+    std::printf("  %-26s %s\n", "ketama",
+                "in scenarios: a compatibility profile as an algorithm, keys hashed as the peer does");
+    std::printf("  %-26s parameters: profile (above), hash_algorithm, hasher\n", "");
+    std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
+    std::printf("  %-26s %s\n", "uniform", "random keys of a shape: \"user:{n}\", \"{alnum:8-32}\", \"{bytes:16}\"");
+    std::printf("  %-26s %s\n", "sequential", "numbered keys start + i*step in a shape: \"user:{i}\", \"k{i:08}\"");
+    std::printf("  %-26s %s\n", "zipf", "requests drawn over keys with P(rank k) ~ 1/k^exponent; load counts requests");
+    std::printf("  %-26s %s\n", "file", "one key per line (bytes verbatim), or KEY WEIGHT with \"weighted\": true");
+    std::printf("metrics: (result rows; see results/README.md)\n");
+    for (const sim::MetricInfo& m : sim::AllMetrics()) {
+      std::printf("  %-42s %-11.*s %.*s\n", std::string(m.name).c_str(),
+                  static_cast<int>(m.unit.size()), m.unit.data(),
+                  static_cast<int>(m.description.size()), m.description.data());
     }
   });
 }

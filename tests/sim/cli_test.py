@@ -1,0 +1,217 @@
+#!/usr/bin/python3
+"""Script tests of `chsim run/validate/merge` as a user runs them.
+
+Usage: cli_test.py CHSIM SOURCE_DIR TEST, TEST one of: schemas, determinism,
+shard_merge, interrupt, bad_input, help. Each exits non-zero on failure with
+a message saying what differed.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import jsonschema
+
+CHSIM, SOURCE = sys.argv[1], sys.argv[2]
+
+SMALL = {
+    "schema_version": 1, "name": "cli-small", "seed": 31, "trials": 2,
+    "nodes": {"count": [8, 30]},
+    "algorithms": [
+        {"algorithm": "ring", "hasher": ["md5", "xxh3"], "points_per_node": 40},
+        {"algorithm": "ketama", "profile": "libmemcached"},
+        {"algorithm": "jump"}, {"algorithm": "bounded_load"}, {"algorithm": "maglev"},
+    ],
+    "workload": {"type": "zipf", "keys": 2000, "requests": 20000, "exponent": 1.1},
+    "events": [{"op": "add", "count": 1}, {"op": "remove", "random": 1},
+               {"op": "fail", "fraction": 0.2}, {"op": "restore"}],
+    "on_unsupported": "rebuild",
+    "metrics": ["balance", "remap", "throughput"],
+    "throughput": {"keys": 1024, "min_time_ms": 1, "repetitions": 1},
+    "output": {"per_node": "all", "transitions": True},
+}
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(args, expect=0):
+    p = subprocess.run([CHSIM] + args, capture_output=True, text=True)
+    if p.returncode != expect:
+        fail(f"chsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stderr}")
+    return p
+
+
+def write(tmp, name, doc):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        json.dump(doc, f) if not isinstance(doc, str) else f.write(doc)
+    return path
+
+
+def deterministic(doc):
+    """The parts of a result file that must not depend on threads or shards."""
+    return json.dumps({
+        "rows": [r for r in doc["rows"] if r["deterministic"]],
+        "summary": [r for r in doc["summary"] if r["deterministic"]],
+        "nodes": doc["nodes"], "transitions": doc["transitions"], "cases": doc["cases"],
+        "scenario": doc["scenario"],
+    }, sort_keys=True)
+
+
+def test_schemas(tmp):
+    with open(os.path.join(SOURCE, "scenarios", "schema.json")) as f:
+        scenario_schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(scenario_schema)
+    names = sorted(n for n in os.listdir(os.path.join(SOURCE, "scenarios"))
+                   if n.endswith(".json") and n != "schema.json")
+    if len(names) < 6:
+        fail(f"expected the default suite in scenarios/, found {names}")
+    for name in names:
+        with open(os.path.join(SOURCE, "scenarios", name)) as f:
+            jsonschema.validate(json.load(f), scenario_schema)
+        run(["validate", os.path.join(SOURCE, "scenarios", name)])
+    # A scenario the schema rejects is rejected by chsim too, and vice versa.
+    bad = dict(SMALL, trials=0)
+    try:
+        jsonschema.validate(bad, scenario_schema)
+        fail("python jsonschema accepted trials: 0")
+    except jsonschema.ValidationError:
+        pass
+    run(["validate", write(tmp, "bad.json", bad)], expect=2)
+
+    scenario = write(tmp, "small.json", SMALL)
+    out = os.path.join(tmp, "out.json")
+    run(["run", scenario, "-o", out, "--threads", "2", "--quiet"])
+    with open(os.path.join(SOURCE, "results", "schema.json")) as f:
+        results_schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(results_schema)
+    with open(out) as f:
+        doc = json.load(f)
+    jsonschema.validate(doc, results_schema)
+    run(["validate", "--results", out])
+    metrics = {r["metric"] for r in doc["rows"]}
+    for m in ["structural.max_over_mean", "sampled.chi2_p", "remap.excess",
+              "remap.cumulative.moved", "theory.wh99_high", "throughput.ns_per_lookup_with_hash"]:
+        if m not in metrics:
+            fail(f"metric {m} missing from the result rows")
+    if doc["provenance"]["seed"] != "31" or doc["scenario"]["seed"] != "31":
+        fail("seed not recorded as a decimal string")
+    if not doc["nodes"] or not doc["transitions"]:
+        fail("per-node or transition tables are empty")
+
+
+def test_determinism(tmp):
+    scenario = write(tmp, "small.json", SMALL)
+    docs = []
+    for threads in ["1", "2"]:
+        out = os.path.join(tmp, f"t{threads}.json")
+        run(["run", scenario, "-o", out, "--threads", threads, "--quiet"])
+        with open(out) as f:
+            docs.append(json.load(f))
+    if deterministic(docs[0]) != deterministic(docs[1]):
+        a = [r for r in docs[0]["rows"] if r["deterministic"]]
+        b = [r for r in docs[1]["rows"] if r["deterministic"]]
+        diff = next((x, y) for x, y in zip(a, b) if x != y) if len(a) == len(b) else (len(a), len(b))
+        fail(f"1 and 2 threads differ: {diff}")
+    # --seed changes the numbers.
+    out = os.path.join(tmp, "seed.json")
+    run(["run", scenario, "-o", out, "--seed", "32", "--quiet"])
+    with open(out) as f:
+        if deterministic(json.load(f)) == deterministic(docs[0]):
+            fail("--seed 32 gave the same rows as seed 31")
+
+
+def test_shard_merge(tmp):
+    scenario = write(tmp, "small.json", SMALL)
+    whole = os.path.join(tmp, "whole.json")
+    run(["run", scenario, "-o", whole, "--quiet"])
+    parts = []
+    for i in range(3):
+        part = os.path.join(tmp, f"part{i}.json")
+        run(["run", scenario, "-o", part, "--shard", f"{i}/3", "--quiet"])
+        parts.append(part)
+    merged = os.path.join(tmp, "merged.json")
+    run(["merge", parts[2], parts[0], parts[1], "-o", merged])
+    with open(whole) as f, open(merged) as g:
+        a, b = json.load(f), json.load(g)
+    if deterministic(a) != deterministic(b):
+        fail("merged shards differ from one run")
+    if [r["metric"] for r in a["rows"]] != [r["metric"] for r in b["rows"]]:
+        fail("row order differs (timing rows included)")
+    run(["merge", parts[0], parts[1], "-o", os.path.join(tmp, "x.json")], expect=2)
+
+
+def test_interrupt(tmp):
+    big = dict(SMALL, trials=50, metrics=["balance", "remap"])
+    big["workload"] = {"type": "uniform", "keys": 2000000}
+    scenario = write(tmp, "big.json", big)
+    out = os.path.join(tmp, "big.out.json")
+    p = subprocess.Popen([CHSIM, "run", scenario, "-o", out, "--threads", "2"],
+                         stderr=subprocess.PIPE, text=True)
+    time.sleep(1.5)
+    if p.poll() is not None:
+        fail("the run finished before it could be interrupted")
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    if p.returncode != 130:
+        fail(f"exit {p.returncode} after SIGINT, expected 130\n{err}")
+    if "interrupted by SIGINT after finishing" not in err or "no result file written" not in err:
+        fail(f"no message saying what finished: {err!r}")
+    leftovers = [n for n in os.listdir(tmp) if n.startswith("big.out.json")]
+    if leftovers:
+        fail(f"partial files left: {leftovers}")
+
+
+def test_bad_input(tmp):
+    cases = [
+        ({**SMALL, "trails": 2}, "/trails"),
+        ({**SMALL, "nodes": {"count": -3}}, "/nodes/count"),
+        ({**SMALL, "algorithms": [{"algorithm": "ring", "hasher": "xxh4"}]}, "/algorithms/0/hasher"),
+        ({**SMALL, "events": [{"op": "explode"}]}, "/events/0/op"),
+        ({**SMALL, "workload": {"type": "file", "path": "nope.txt"}}, "/workload/path"),
+        ({**SMALL, "on_unsupported": "error"}, "/algorithms/2"),  # jump, random removal
+        ({**SMALL, "events": [{"op": "remove", "nodes": ["10.9.9.9:1"]}]}, "/events/0"),
+        ("{ not json", "not valid JSON"),
+    ]
+    for i, (doc, pointer) in enumerate(cases):
+        path = write(tmp, f"bad{i}.json", doc)
+        p = run(["run", path, "-o", os.path.join(tmp, f"bad{i}.out"), "--quiet"], expect=2)
+        lines = p.stderr.strip().split("\n")
+        if len(lines) != 1:
+            fail(f"case {i}: expected a one-line error, got {p.stderr!r}")
+        if path not in lines[0] or pointer not in lines[0]:
+            fail(f"case {i}: error does not name {path} and {pointer}: {lines[0]}")
+        if os.path.exists(os.path.join(tmp, f"bad{i}.out")):
+            fail(f"case {i}: wrote a result file")
+    for flags in (["--shard", "3/3"], ["--seed", "x"], ["--threads", "0"]):
+        run(["run", write(tmp, "ok.json", SMALL)] + flags, expect=2)
+    run(["run", os.path.join(tmp, "missing.json")], expect=2)
+
+
+def test_help(tmp):
+    for cmd in ["run", "validate", "merge"]:
+        p = run([cmd, "--help"])
+        if "Example" not in p.stdout:
+            fail(f"chsim {cmd} --help has no examples")
+    p = run(["run", write(tmp, "small.json", SMALL), "--dry-run"])
+    if "ring(hasher=md5,points_per_node=40)/n=8" not in p.stdout:
+        fail(f"--dry-run does not list the cases: {p.stdout}")
+    p = run(["list"])
+    for word in ["metrics:", "workloads:", "algorithms:", "remap.excess", "zipf"]:
+        if word not in p.stdout:
+            fail(f"chsim list lacks {word}")
+
+
+if __name__ == "__main__":
+    test = globals().get("test_" + sys.argv[3])
+    if test is None:
+        fail("unknown test " + sys.argv[3])
+    with tempfile.TemporaryDirectory(prefix="chsim_cli_") as tmp:
+        test(tmp)
+    print("ok")

@@ -1,0 +1,11 @@
+# Script tests of the chsim command line (tests/sim/cli_test.py): JSON Schema
+# validation from Python, determinism across thread counts, shard + merge,
+# Ctrl-C, bad input, help. Included by tests/CMakeLists.txt.
+if(TARGET chsim)
+  foreach(t schemas determinism shard_merge interrupt bad_input help)
+    add_test(NAME sim_cli_${t}
+             COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cli_test.py $<TARGET_FILE:chsim>
+                     ${PROJECT_SOURCE_DIR} ${t})
+    set_tests_properties(sim_cli_${t} PROPERTIES LABELS sim TIMEOUT 600)
+  endforeach()
+endif()
