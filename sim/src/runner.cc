@@ -557,7 +557,9 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads,
   const bool sample = Samples(s, c);
   const bool remap = s.remap && !s.events.empty() && sample;
   try {
-    for (uint32_t trial = 0; trial < s.trials; ++trial) {
+    // A throughput-only scenario builds nothing here (MeasureThroughput does).
+    const uint32_t trials = s.balance || s.remap ? s.trials : 0;
+    for (uint32_t trial = 0; trial < trials; ++trial) {
       ThrowIfStopped();
       Deployment cur(s, c, trial);
       std::optional<Deployment> prev, start;
