@@ -68,8 +68,7 @@ struct KeyPool {
 // `count` (a power of two) random alphanumeric keys with lengths uniform in
 // [min_len, max_len].
 inline KeyPool MakeKeys(size_t count, size_t min_len, size_t max_len, uint64_t seed = 42) {
-  static constexpr char kAlnum[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  static constexpr char kAlnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   SplitMix64 rng{seed};
   KeyPool pool;
   std::vector<size_t> lens(count);

@@ -75,12 +75,10 @@ std::vector<Workload> Workloads() {
                  chsim::Profile p = chsim::ResearchProfile(chsim::GetHasher("xxh3"), 160);
                  Measure([&] { return uint64_t{chsim::Ring::Build(p, nodes).size()}; });
                }});
-  w.push_back({"lookup_spymemcached_100", [] {
-                 LookupWorkload(BuildRing("spymemcached", 100), 1 << 15);
-               }});
-  w.push_back({"lookup_uhashring_1000", [] {
-                 LookupWorkload(BuildRing("uhashring", 1000), 1 << 15);
-               }});
+  w.push_back(
+      {"lookup_spymemcached_100", [] { LookupWorkload(BuildRing("spymemcached", 100), 1 << 15); }});
+  w.push_back(
+      {"lookup_uhashring_1000", [] { LookupWorkload(BuildRing("uhashring", 1000), 1 << 15); }});
   w.push_back({"lookup_research_xxh3_1000", [] {
                  std::vector<chsim::Node> nodes = chsim::MakeNumberedNodes(1000);
                  chsim::Ring ring = chsim::Ring::Build(

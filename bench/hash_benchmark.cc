@@ -61,8 +61,8 @@ void BM_Md5Batch(benchmark::State& state, std::string isa) {
 }
 
 void Register() {
-  std::vector<int64_t> lens = g_smoke ? std::vector<int64_t>{8, 64}
-                                      : std::vector<int64_t>{8, 16, 32, 55, 64, 128, 250};
+  std::vector<int64_t> lens =
+      g_smoke ? std::vector<int64_t>{8, 64} : std::vector<int64_t>{8, 16, 32, 55, 64, 128, 250};
   for (const Hasher& h : AllHashers()) {
     for (bool lat : {false, true}) {
       std::string name = Join({"hash", h.name, lat ? "mode:lat" : "mode:tput"});

@@ -84,14 +84,18 @@ void BM_Ring(benchmark::State& state, std::string profile, bool incl, Mode mode)
     state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
   } else if (incl) {
     auto op = [&](size_t i) -> uint64_t { return ring.Locate(pool.keys[i]); };
-    if (mode == Mode::kLat) RunItems<true>(state, pool.mask, op);
-    else RunItems<false>(state, pool.mask, op);
+    if (mode == Mode::kLat)
+      RunItems<true>(state, pool.mask, op);
+    else
+      RunItems<false>(state, pool.mask, op);
   } else {
     auto op = [&](size_t i) -> uint64_t {
       return ring.LocateHash(static_cast<uint32_t>(hashes[i]));
     };
-    if (mode == Mode::kLat) RunItems<true>(state, pool.mask, op);
-    else RunItems<false>(state, pool.mask, op);
+    if (mode == Mode::kLat)
+      RunItems<true>(state, pool.mask, op);
+    else
+      RunItems<false>(state, pool.mask, op);
   }
   state.counters["bytes_per_node"] = static_cast<double>(ring.MemoryBytes()) / n;
 }
@@ -148,12 +152,16 @@ void BM_Algo(benchmark::State& state, std::string algo, const Hasher* hasher, bo
     auto op = [&](size_t i) -> uint64_t {
       return a->Locate(fn(pool.keys[i].data(), pool.keys[i].size()));
     };
-    if (lat) RunItems<true>(state, pool.mask, op);
-    else RunItems<false>(state, pool.mask, op);
+    if (lat)
+      RunItems<true>(state, pool.mask, op);
+    else
+      RunItems<false>(state, pool.mask, op);
   } else {
     auto op = [&](size_t i) -> uint64_t { return a->Locate(hashes[i]); };
-    if (lat) RunItems<true>(state, pool.mask, op);
-    else RunItems<false>(state, pool.mask, op);
+    if (lat)
+      RunItems<true>(state, pool.mask, op);
+    else
+      RunItems<false>(state, pool.mask, op);
   }
   state.counters["bytes_per_node"] = static_cast<double>(a->MemoryBytes()) / n;
 }
@@ -181,10 +189,9 @@ void RegisterAlgorithms(const std::string& hasher_spec) {
     for (const Hasher* h : hashers) {
       for (int v = 0; v < 4; ++v) {
         const bool incl = v < 2, lat = v % 2 == 1;
-        std::string name = Join({"lookup", "algo:" + std::string(info.name),
-                                 "hasher:" + std::string(h->name),
-                                 incl ? "key_hash:incl" : "key_hash:excl",
-                                 lat ? "mode:lat" : "mode:tput"});
+        std::string name =
+            Join({"lookup", "algo:" + std::string(info.name), "hasher:" + std::string(h->name),
+                  incl ? "key_hash:incl" : "key_hash:excl", lat ? "mode:lat" : "mode:tput"});
         auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_Algo, std::string(info.name), h,
                                                incl, lat);
         for (int64_t n : NodeCounts()) b->Arg(n);
@@ -204,8 +211,10 @@ int main(int argc, char** argv) {
   int out = 1;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
-    if (a.substr(0, 10) == "--hashers=") hashers = std::string(a.substr(10));
-    else argv[out++] = argv[i];
+    if (a.substr(0, 10) == "--hashers=")
+      hashers = std::string(a.substr(10));
+    else
+      argv[out++] = argv[i];
   }
   argc = out;
   ParseCommonFlags(&argc, argv);

@@ -10,8 +10,8 @@
 // Prints one JSON object per line: {"op", "ns", "samples", "checksum"}; checksum
 // is h = h * 1000003 + owner (mod 2^64) over the keys in order, as every peer computes it.
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <fstream>
 #include <iterator>
 #include <string>

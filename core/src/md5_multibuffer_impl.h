@@ -31,13 +31,21 @@ inline V Rotl(V x, int s) {
 // The four auxiliary functions, in the forms that need fewest operations:
 // F = (b & c) | (~b & d) = d ^ (b & (c ^ d)); G = (b & d) | (c & ~d) = c ^ (d & (b ^ c)).
 template <typename V>
-inline V F(V b, V c, V d) { return d ^ (b & (c ^ d)); }
+inline V F(V b, V c, V d) {
+  return d ^ (b & (c ^ d));
+}
 template <typename V>
-inline V G(V b, V c, V d) { return c ^ (d & (b ^ c)); }
+inline V G(V b, V c, V d) {
+  return c ^ (d & (b ^ c));
+}
 template <typename V>
-inline V H(V b, V c, V d) { return b ^ c ^ d; }
+inline V H(V b, V c, V d) {
+  return b ^ c ^ d;
+}
 template <typename V>
-inline V I(V b, V c, V d) { return c ^ (b | ~d); }
+inline V I(V b, V c, V d) {
+  return c ^ (b | ~d);
+}
 
 template <typename V, int K, int W, bool kOnlyA>
 inline void Md5Lanes(const uint32_t* __restrict words, uint32_t* __restrict out) {
@@ -55,10 +63,10 @@ inline void Md5Lanes(const uint32_t* __restrict words, uint32_t* __restrict out)
     return v;
   };
   // One MD5 step on every group: a = b + rotl(a + f(b, c, d) + M[j] + t, s).
-#define CHSIM_MD5_STEP(fn, A, B, C, D, j, t, s)                      \
-  _Pragma("GCC unroll 8") for (int k = 0; k < K; ++k) {              \
+#define CHSIM_MD5_STEP(fn, A, B, C, D, j, t, s)                                \
+  _Pragma("GCC unroll 8") for (int k = 0; k < K; ++k) {                        \
     A[k] = A[k] + fn(B[k], C[k], D[k]) + (m(j, k) + static_cast<uint32_t>(t)); \
-    A[k] = Rotl(A[k], s) + B[k];                                     \
+    A[k] = Rotl(A[k], s) + B[k];                                               \
   }
   // Round 1: M[i], shifts 7 12 17 22; t[i] = floor(2^32 |sin(i + 1)|).
   CHSIM_MD5_STEP(F, a, b, c, d, 0, 0xd76aa478, 7)
@@ -149,14 +157,14 @@ inline void Md5Lanes(const uint32_t* __restrict words, uint32_t* __restrict out)
 
 // Defines the two exported kernels of one ISA file: NAME_a (state word a only)
 // and NAME_abcd (whole state), each over exactly K * W lanes.
-#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W)                                          \
-  namespace chsim::md5mb {                                                               \
-  void NAME##_a(const uint32_t* words, uint32_t* out) noexcept {                        \
-    Md5Lanes<V, K, W, true>(words, out);                                                 \
-  }                                                                                      \
-  void NAME##_abcd(const uint32_t* words, uint32_t* out) noexcept {                     \
-    Md5Lanes<V, K, W, false>(words, out);                                                \
-  }                                                                                      \
+#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W)                     \
+  namespace chsim::md5mb {                                          \
+  void NAME##_a(const uint32_t* words, uint32_t* out) noexcept {    \
+    Md5Lanes<V, K, W, true>(words, out);                            \
+  }                                                                 \
+  void NAME##_abcd(const uint32_t* words, uint32_t* out) noexcept { \
+    Md5Lanes<V, K, W, false>(words, out);                           \
+  }                                                                 \
   }
 
 #endif  // CHSIM_MD5_MULTIBUFFER_IMPL_H_

@@ -85,7 +85,8 @@ class PointKeyBatch {
 // where the histograms would cost more than they save.
 void SortByPoint(std::vector<uint64_t>& v) {
   if (v.size() < 4096) {
-    std::stable_sort(v.begin(), v.end(), [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+    std::stable_sort(v.begin(), v.end(),
+                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
     return;
   }
   constexpr int kShift[3] = {32, 43, 54};
@@ -119,8 +120,8 @@ void SortByPoint(std::vector<uint64_t>& v) {
 Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weighted) {
   if (nodes.empty()) throw std::invalid_argument("a ring needs at least one node");
   if (nodes.size() > kMaxNodes) {
-    throw std::invalid_argument("a ring takes at most " + std::to_string(kMaxNodes) + " nodes (got " +
-                                std::to_string(nodes.size()) + ")");
+    throw std::invalid_argument("a ring takes at most " + std::to_string(kMaxNodes) +
+                                " nodes (got " + std::to_string(nodes.size()) + ")");
   }
   if (profile.key_hasher == nullptr || profile.point_hasher == nullptr) {
     throw std::invalid_argument("profile '" + profile.name + "' has no hasher");
@@ -205,7 +206,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
     if (!first_of_run && profile.duplicates == DuplicatePoints::kDrop) continue;
     ring.points_.push_back(point);
     ring.owners_.push_back(profile.duplicates == DuplicatePoints::kKeep ? owner_of(entries[i])
-                                                                         : winner);
+                                                                        : winner);
   }
   entries = {};
   const size_t n = ring.points_.size();

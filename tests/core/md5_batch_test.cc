@@ -134,9 +134,12 @@ TEST(Md5BatchIsa, UnknownNameIsRejected) {
 
 TEST(Md5BatchIsa, BestSupportedIsTheDefault) {
   const std::string isa = Md5BatchIsa();
-  if (__builtin_cpu_supports("avx512f")) EXPECT_EQ(isa, "avx512");
-  else if (__builtin_cpu_supports("avx2")) EXPECT_EQ(isa, "avx2");
-  else EXPECT_EQ(isa, "portable");
+  if (__builtin_cpu_supports("avx512f"))
+    EXPECT_EQ(isa, "avx512");
+  else if (__builtin_cpu_supports("avx2"))
+    EXPECT_EQ(isa, "avx2");
+  else
+    EXPECT_EQ(isa, "portable");
 }
 
 }  // namespace
