@@ -1,7 +1,9 @@
 // chsim: simulate and benchmark consistent hashing.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -17,7 +19,22 @@ int main(int argc, char** argv) {
   chsim::cli::AddListCommand(app);
   chsim::cli::AddTuneCommand(app);
   chsim::cli::AddRunCommands(app, argc, argv);
+  // A full disk or a file-size limit (ulimit -f) must give a write error that
+  // the writer reports (the temporary file removed), not a SIGXFSZ death.
+  std::signal(SIGXFSZ, SIG_IGN);
   try {
+    if (argc > 1 && argv[1][0] != '-') {  // name a mistyped subcommand (CLI11 would not)
+      std::string valid;
+      bool known = false;
+      for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+        known = known || sub->get_name() == argv[1];
+        valid += (valid.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known) {
+        throw chsim::sim::UsageError("unknown subcommand '" + std::string(argv[1]) +
+                                     "'; valid: " + valid);
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);

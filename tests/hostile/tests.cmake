@@ -1,0 +1,22 @@
+# Hostile inputs, faults and scale (tests/hostile/README.md).
+#  - hostile_table: hostile.py, one row per bad input (label hostile).
+#  - hostile_big: the rows that stream a 1 GB line or write 10^6-server
+#    lists (labels hostile, scale: seconds and memory, so sanitizer runs skip them).
+#  - hostile_kill: SIGINT/SIGTERM at seeded random moments of `chsim run`;
+#    the result file is whole or absent, no temporary file is left (label hostile).
+#  - chsim_scale_tests: 100,000 nodes under every profile and algorithm
+#    (labels scale, slow).
+add_test(NAME hostile_table
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/hostile.py $<TARGET_FILE:chsim>
+                 --skip-tag big)
+add_test(NAME hostile_big
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/hostile.py $<TARGET_FILE:chsim>
+                 --tag big)
+set_tests_properties(hostile_table PROPERTIES LABELS hostile TIMEOUT 900)
+set_tests_properties(hostile_big PROPERTIES LABELS "hostile;scale" TIMEOUT 900)
+
+add_executable(chsim_scale_tests ${CMAKE_CURRENT_LIST_DIR}/scale_test.cc)
+target_link_libraries(chsim_scale_tests PRIVATE chsim_sim chsim::core GTest::gtest_main
+                                                chsim_warnings)
+add_test(NAME chsim_scale_tests COMMAND chsim_scale_tests)
+set_tests_properties(chsim_scale_tests PROPERTIES LABELS "scale;slow" TIMEOUT 1200)
