@@ -87,11 +87,11 @@ def _kind_and_version(doc, path):
         raise UnsupportedResultFile(
             f"{path}: /kind: found {json.dumps(kind)}; accepted: "
             + ", ".join(json.dumps(k) for k in SUPPORTED))
-    try:
-        version = int(ver)
-    except (TypeError, ValueError):
-        version = None
-    if version not in SUPPORTED[kind] or str(ver) != str(version):
+    if pointer == "/schema":  # "chsim-peers/1": the version is text
+        version = int(ver) if ver.isdigit() else None
+    else:  # a JSON integer, not a string, float or boolean
+        version = ver if isinstance(ver, int) and not isinstance(ver, bool) else None
+    if version not in SUPPORTED[kind]:
         raise UnsupportedResultFile(
             f"{path}: {pointer}: found {json.dumps(ver)}; this loader reads {kind} format "
             f"version(s) {', '.join(map(str, SUPPORTED[kind]))} only. The file was written by "
