@@ -74,8 +74,12 @@ class Output {
   std::string buf_;
 };
 
+// Longest key line accepted (a memcached key is at most 250 bytes).
+constexpr size_t kMaxKeyBytes = size_t{1} << 20;
+
 // Calls f(line) for each '\n'-terminated line of the file (and a final
-// unterminated one), streaming: memory does not grow with the file.
+// unterminated one), streaming: memory does not grow with the file. A line
+// longer than kMaxKeyBytes is refused.
 template <typename F>
 void ForEachLine(const std::string& path, F&& f) {
   FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
@@ -83,10 +87,19 @@ void ForEachLine(const std::string& path, F&& f) {
   std::string carry;
   std::string buf(1 << 16, '\0');
   size_t got;
+  size_t line_no = 1;
+  auto check = [&](size_t len) {
+    if (len > kMaxKeyBytes) {
+      if (in != stdin) std::fclose(in);
+      throw sim::UsageError(path + ":" + std::to_string(line_no) + ": key line longer than " +
+                            std::to_string(kMaxKeyBytes) + " bytes; accepted: keys up to 1 MiB");
+    }
+  };
   while ((got = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
     std::string_view chunk(buf.data(), got);
     size_t start = 0;
     for (size_t nl; (nl = chunk.find('\n', start)) != std::string_view::npos; start = nl + 1) {
+      check(carry.size() + (nl - start));
       if (carry.empty()) {
         f(chunk.substr(start, nl - start));
       } else {
@@ -94,7 +107,9 @@ void ForEachLine(const std::string& path, F&& f) {
         f(std::string_view(carry));
         carry.clear();
       }
+      ++line_no;
     }
+    check(carry.size() + (chunk.size() - start));
     carry.append(chunk.substr(start));
   }
   bool failed = std::ferror(in);

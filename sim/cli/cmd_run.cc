@@ -1,9 +1,11 @@
 // `chsim run`, `chsim validate` and `chsim merge`: scenarios in, result files out.
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -53,6 +55,22 @@ std::optional<uint64_t> ParseSeedFlag(const std::string& text) {
   }
 }
 
+// Fails before any work when the result file could not be written (a run may
+// take hours): creates and removes the temporary file the writer will use.
+void CheckOutputWritable(const std::string& output) {
+  if (std::filesystem::is_directory(output)) {
+    throw sim::RuntimeError(output + ": cannot write: Is a directory (checked before running)");
+  }
+  const std::string probe = output + ".tmp." + std::to_string(::getpid());
+  FILE* f = std::fopen(probe.c_str(), "wb");
+  if (f == nullptr) {
+    throw sim::RuntimeError(output + ": cannot write: " + std::strerror(errno) +
+                            " (checked before running)");
+  }
+  std::fclose(f);
+  std::remove(probe.c_str());
+}
+
 struct RunFlags {
   std::string scenario;
   std::string output;
@@ -94,6 +112,7 @@ void Run(const RunFlags& f) {
                               : std::string()) +
              ".json";
   }
+  CheckOutputWritable(output);
   sim::InstallInterruptHandlers();
   sim::Progress progress(f.quiet, sim::EstimateWork(s, cases), cases.size());
   size_t finished = 0;
@@ -119,9 +138,11 @@ void Run(const RunFlags& f) {
   for (const sim::CaseResult& r : out.results) results.push_back(&r);
   sim::Json doc = sim::BuildResults(s, out.cases, results, shard, sim::MakeProvenance(info));
   if (sim::StopRequested()) {
-    std::fprintf(stderr, "chsim: interrupted after finishing all %zu cases; no result file written\n",
-                 cases.size());
-    std::_Exit(128 + SIGINT);
+    const int sig = sim::InterruptSignal();
+    std::fprintf(stderr,
+                 "chsim: interrupted by %s after finishing all %zu cases; no result file written\n",
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", cases.size());
+    std::_Exit(128 + (sig ? sig : SIGINT));
   }
   sim::WriteFileAtomically(output, sim::SerializeResults(doc));
   size_t skipped = 0;

@@ -170,7 +170,9 @@ void AddTuneCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "structural (exact shares) or sampled (--keys)")
       ->capture_default_str();
-  cmd->add_option("--keys", o->keys, "keys for --metric sampled")->capture_default_str();
+  cmd->add_option("--keys", o->keys, "keys for --metric sampled (at most 10^9)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
   cmd->add_option("--draws", o->draws, "Monte Carlo draws per candidate")->capture_default_str();
   cmd->add_option("--time-budget", o->budget, "seconds for the exact check")->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed")->capture_default_str();

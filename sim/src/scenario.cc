@@ -8,6 +8,7 @@
 
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/ring.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/key_shape.h"
 #include "chsim/sim/node_pattern.h"
@@ -20,6 +21,11 @@ namespace {
 
 constexpr uint64_t kMaxNodes = 1'000'000;
 constexpr uint64_t kMaxKeys = 1'000'000'000'000ULL;
+constexpr uint64_t kMaxCases = 1'000'000;
+constexpr uint64_t kMaxTableSize = uint64_t{1} << 28;  // maglev; about 2 GB to populate
+// JSON nesting: a scenario needs 4 levels; deeper input is refused at parse
+// time (a 10^5-deep array would overflow the stack of any recursive walk).
+constexpr int kMaxDepth = 64;
 constexpr char kDefaultPattern[] = "10.{i/65536%256}.{i/256%256}.{i%256}:11211";
 
 std::string Show(const Json& v) {
@@ -233,10 +239,10 @@ Json ReadParameter(const std::string& algorithm, const std::string& key, const R
   if (key == "points_per_node") return r.Uint(1, 100000);
   if (key == "table_size") {
     if (r.value().is_string()) {
-      if (r.value().get<std::string>() != "auto") r.Fail("a prime 1..2^32 or \"auto\"");
+      if (r.value().get<std::string>() != "auto") r.Fail("a prime 2..2^28 or \"auto\"");
       return "auto";
     }
-    uint64_t v = r.Uint(1, uint64_t{1} << 32);
+    uint64_t v = r.Uint(2, kMaxTableSize);
     if (!IsPrime(v)) r.Fail("a prime (maglev's table size must be prime) or \"auto\"");
     return v;
   }
@@ -329,7 +335,13 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
                        std::optional<uint64_t> seed_override) {
   Json doc;
   try {
-    doc = Json::parse(text.begin(), text.end());
+    doc = Json::parse(text.begin(), text.end(), [&path](int depth, Json::parse_event_t, Json&) {
+      if (depth > kMaxDepth) {
+        throw UsageError(path + ": JSON nested more than " + std::to_string(kMaxDepth) +
+                         " levels deep; accepted: a scenario object (scenarios/schema.json)");
+      }
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
     std::string what = e.what();
     size_t at = what.find("parse error");
@@ -699,6 +711,15 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
     all.insert(all.end(), param_axes.begin(), param_axes.end());
     size_t first_workload = all.size();
     all.insert(all.end(), workload_axes.begin(), workload_axes.end());
+    // Refuse an absurd sweep before expanding it.
+    uint64_t product = 1;
+    for (const Axis& axis : all) {
+      product = std::min<uint64_t>(product * axis.values.size(), kMaxCases + 1);
+    }
+    if (s.cases.size() + product > kMaxCases) {
+      a.FailMessage("the sweep makes more than 1,000,000 cases; accepted: at most 1,000,000 cases "
+                    "in all (split the sweep)");
+    }
     std::vector<size_t> pos(all.size(), 0);
     for (;;) {
       CaseSpec c;
@@ -749,6 +770,13 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
         if (c.algorithm.table_size_auto) {
           c.algorithm.params.table_size = AutoMaglevTableSize(c.nodes);
         }
+      }
+      if ((name == "ring" || name == "bounded_load") &&
+          uint64_t{c.nodes} * c.algorithm.params.points_per_node > Ring::kMaxPoints) {
+        a.FailMessage(std::to_string(c.nodes) + " nodes x " +
+                      std::to_string(c.algorithm.params.points_per_node) +
+                      " points per node is more than the " + std::to_string(Ring::kMaxPoints) +
+                      " points a ring can hold; accepted: nodes x points_per_node <= 2^28");
       }
       c.algorithm.shown["key_hasher"] = c.algorithm.key_hasher;
       if (c.algorithm.table_size_auto) c.algorithm.shown["table_size"] = c.algorithm.params.table_size;

@@ -47,6 +47,11 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
     std::string_view line = text.substr(pos, end - pos);
     pos = end + 1;
     ++line_no;
+    if (line.size() > kMaxLineBytes) {
+      throw LineError(file, line_no,
+                      "line is " + std::to_string(line.size()) + " bytes long; accepted: at most " +
+                          std::to_string(kMaxLineBytes) + " bytes per server line");
+    }
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     if (line.find('\0') != std::string_view::npos) {
       throw LineError(file, line_no, "NUL byte in server line; expected HOST[:PORT] [WEIGHT [NAME]]");
@@ -123,7 +128,7 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
 }
 
 ServerList LoadServerList(const std::string& path) {
-  return ParseServerList(ReadFileOrStdin(path, size_t{1} << 30), path);
+  return ParseServerList(ReadFileOrStdin(path, kMaxFileBytes), path);
 }
 
 }  // namespace chsim::sim

@@ -12,7 +12,10 @@ add_test(NAME hostile_table
 add_test(NAME hostile_big
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/hostile.py $<TARGET_FILE:chsim>
                  --tag big)
-set_tests_properties(hostile_table PROPERTIES LABELS hostile TIMEOUT 900)
+add_test(NAME hostile_kill
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/kill_test.py $<TARGET_FILE:chsim>
+                 --trials 30)
+set_tests_properties(hostile_table hostile_kill PROPERTIES LABELS hostile TIMEOUT 900)
 set_tests_properties(hostile_big PROPERTIES LABELS "hostile;scale" TIMEOUT 900)
 
 add_executable(chsim_scale_tests ${CMAKE_CURRENT_LIST_DIR}/scale_test.cc)

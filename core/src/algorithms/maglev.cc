@@ -148,8 +148,10 @@ class Maglev final : public Algorithm {
 
 std::unique_ptr<Algorithm> NewMaglev(std::span<const Node> nodes, const AlgorithmParams& p) {
   CheckNodes(kName, nodes);
-  if (!IsPrime(p.table_size) || p.table_size > (uint64_t{1} << 32)) {
-    throw std::invalid_argument("maglev: table_size must be a prime below 2^32 (got " +
+  // Limit: 2^28 entries (about 2 GB to populate, 1 GB resident); 100 n for
+  // the largest n (10^6) fits.
+  if (!IsPrime(p.table_size) || p.table_size > (uint64_t{1} << 28)) {
+    throw std::invalid_argument("maglev: table_size must be a prime below 2^28 (got " +
                                 std::to_string(p.table_size) + "); e.g. 65537 or 655373");
   }
   if (nodes.size() > p.table_size) {

@@ -25,8 +25,12 @@ struct ServerList {
   bool weighted = false;
 };
 
-// Limits: at most kMaxServers lines with a server.
+// Limits: at most kMaxServers lines with a server, kMaxLineBytes bytes per
+// line and kMaxFileBytes bytes in all (a 1 GB line is refused after reading
+// 256 MiB, not hashed).
 inline constexpr size_t kMaxServers = 1'000'000;
+inline constexpr size_t kMaxLineBytes = 4096;
+inline constexpr size_t kMaxFileBytes = size_t{256} << 20;
 
 // Throws UsageError "FILE:LINE: ..." for a malformed line, a duplicate label
 // or an empty list.
