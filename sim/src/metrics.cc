@@ -47,8 +47,8 @@ constexpr MetricInfo kMetrics[] = {
      "least units any scheme must move to reach this step's loads / units (removed nodes' "
      "load, or added nodes' load)"},
     {"remap.minimal_ideal", "fraction", true,
-     "least moves between the ideal weight shares before and after / 1 (what a perfectly "
-     "balanced scheme must move)"},
+     "least share of the key space any scheme must move between the ideal weight shares "
+     "before and after (what a perfectly balanced scheme moves)"},
     {"remap.excess", "fraction", true, "remap.moved - remap.minimal"},
     {"remap.moved_between_survivors", "fraction", true,
      "units moved from a node live before and after to another such node / units "

@@ -1,6 +1,8 @@
 #include "chsim/sim/stats.h"
 
 #include <algorithm>
+#include <math.h>
+
 #include <cmath>
 #include <limits>
 
@@ -40,6 +42,13 @@ Summary Summarize(std::span<const double> values) noexcept {
 namespace {
 
 constexpr double kEps = 1e-15;
+
+// ln Gamma(a) for a > 0. std::lgamma writes the global `signgam` (a data race
+// when cases run on several threads); glibc's lgamma_r does not.
+double LogGamma(double a) noexcept {
+  int sign = 0;
+  return ::lgamma_r(a, &sign);
+}
 constexpr int kMaxIterations = 100000;
 
 // P(a, x) by its series: e^-x x^a / Gamma(a+1) * sum x^k / ((a+1)...(a+k)).
@@ -51,7 +60,7 @@ double GammaPSeries(double a, double x) noexcept {
     sum += del;
     if (std::fabs(del) < std::fabs(sum) * kEps) break;
   }
-  return sum * std::exp(-x + a * std::log(x) - std::lgamma(a));
+  return sum * std::exp(-x + a * std::log(x) - LogGamma(a));
 }
 
 // Q(a, x) by its continued fraction, evaluated with the modified Lentz method.
@@ -70,7 +79,7 @@ double GammaQContinuedFraction(double a, double x) noexcept {
     h *= del;
     if (std::fabs(del - 1) < kEps) break;
   }
-  return std::exp(-x + a * std::log(x) - std::lgamma(a)) * h;
+  return std::exp(-x + a * std::log(x) - LogGamma(a)) * h;
 }
 
 }  // namespace
