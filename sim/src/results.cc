@@ -176,19 +176,38 @@ void WriteFileAtomically(const std::string& path, std::string_view text) {
   }
 }
 
+namespace {
+Json MergeResultsUnchecked(const std::vector<std::string>& paths);
+}  // namespace
+
 Json MergeResults(const std::vector<std::string>& paths) {
+  try {
+    return MergeResultsUnchecked(paths);
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type or missing
+    throw UsageError("merge: an input is not a whole chsim result file (" + std::string(e.what()) +
+                     "); accepted: result files of chsim run --shard I/N");
+  }
+}
+
+namespace {
+
+Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("merge: no input files; accepted: shard result files");
   std::vector<Json> docs;
   for (const std::string& p : paths) {
     std::string text = ReadFileOrStdin(p);
     try {
       docs.push_back(Json::parse(text));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {
       throw UsageError(p + ": not valid JSON: " + e.what());
     }
     const Json& d = docs.back();
-    if (!d.is_object() || d.value("kind", "") != "chsim-results") {
-      throw UsageError(p + ": /kind: found " + (d.is_object() && d.contains("kind") ? d["kind"].dump() : "nothing") +
+    const Json* kind = d.is_object() && d.contains("kind") ? &d["kind"] : nullptr;
+    if (kind == nullptr || *kind != "chsim-results") {
+      std::string found = kind == nullptr       ? "nothing"
+                          : kind->is_string()   ? Quote(kind->get<std::string>())
+                                                : std::string("a JSON ") + kind->type_name();
+      throw UsageError(p + ": /kind: found " + found +
                        "; accepted: \"chsim-results\" (a chsim run result file)");
     }
     if (d.value("schema_version", 0) != kResultsSchemaVersion) {
@@ -252,5 +271,7 @@ Json MergeResults(const std::vector<std::string>& paths) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace chsim::sim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -331,8 +332,43 @@ Scenario LoadScenario(const std::string& path, std::optional<uint64_t> seed_over
   return ParseScenario(ReadFileOrStdin(path, size_t{64} << 20), path, seed_override);
 }
 
+namespace {
+
+// Messages are one line: control bytes a value or key may carry (a JSON
+// "\n" in a key) are shown as \xNN, and a message is cut at 1000 bytes.
+std::string OneLine(std::string_view message) {
+  std::string out;
+  for (unsigned char c : message) {
+    if (out.size() >= 1000) return out + "...";
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
+                                std::optional<uint64_t> seed_override);
+
+}  // namespace
+
 Scenario ParseScenario(std::string_view text, const std::string& path,
                        std::optional<uint64_t> seed_override) {
+  try {
+    return ParseScenarioUnchecked(text, path, seed_override);
+  } catch (const UsageError& e) {
+    throw UsageError(OneLine(e.what()));
+  }
+}
+
+namespace {
+
+Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
+                                std::optional<uint64_t> seed_override) {
   Json doc;
   try {
     doc = Json::parse(text.begin(), text.end(), [&path](int depth, Json::parse_event_t, Json&) {
@@ -342,9 +378,10 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
       }
       return true;
     });
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
     std::string what = e.what();
-    size_t at = what.find("parse error");
+    size_t at = what.find("] ");
+    if (at != std::string::npos) at += 2;
     throw UsageError(path + ": not valid JSON: " +
                      (at == std::string::npos ? what : what.substr(at)));
   }
@@ -856,5 +893,7 @@ Scenario ParseScenario(std::string_view text, const std::string& path,
                               {"repetitions", s.throughput_repetitions}};
   return s;
 }
+
+}  // namespace
 
 }  // namespace chsim::sim

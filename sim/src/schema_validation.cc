@@ -94,8 +94,17 @@ std::string ValidateAgainstSchema(const nlohmann::json& doc) {
 void ValidateResultsFile(const std::string& path) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(ReadFileOrStdin(path));
-  } catch (const nlohmann::json::parse_error& e) {
+    // Depth-limited: a result file is a few levels deep, and a 10^5-deep
+    // array would overflow the stack of the recursive schema check.
+    doc = nlohmann::json::parse(ReadFileOrStdin(path),
+                                [&path](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
+                                  if (depth > 64) {
+                                    throw UsageError(path + ": JSON nested more than 64 levels "
+                                                     "deep; accepted: a chsim result file");
+                                  }
+                                  return true;
+                                });
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
     throw UsageError(path + ": not valid JSON: " + e.what());
   }
   std::string error = Validate(CompiledResultsSchema(), doc, "results/schema.json");
