@@ -187,15 +187,19 @@ void LocateWithAlgorithm(const RingOptions& o, AlgorithmOptions a, const std::st
 }  // namespace
 
 void AddLocateCommand(CLI::App& app) {
-  auto* o = new RingOptions;  // lives as long as the process
-  auto* keys = new std::string("-");
+  // Static storage: the callbacks below run after this function returns.
+  static RingOptions options;
+  static std::string keys_path = "-";
+  auto* o = &options;
+  auto* keys = &keys_path;
   CLI::App* cmd = app.add_subcommand(
       "locate",
       "Map keys to servers as a peer client would; prints KEY<TAB>SERVER per key line.\n"
       "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm maglev keys.txt");
   AddRingOptions(cmd, *o);
-  auto* algo = new AlgorithmOptions;
+  static AlgorithmOptions algorithm_options;
+  auto* algo = &algorithm_options;
   AddAlgorithmOptions(cmd, *algo);
   cmd->add_option("keys", *keys, "key file, one key per line, bytes verbatim ('-' = stdin)")
       ->capture_default_str();
@@ -218,7 +222,8 @@ void AddLocateCommand(CLI::App& app) {
 }
 
 void AddRingCommand(CLI::App& app) {
-  auto* o = new RingOptions;
+  static RingOptions options;
+  auto* o = &options;
   CLI::App* cmd = app.add_subcommand(
       "ring",
       "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"

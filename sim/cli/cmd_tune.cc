@@ -145,7 +145,8 @@ void RunTune(const TuneOptions& o) {
 }  // namespace
 
 void AddTuneCommand(CLI::App& app) {
-  auto* o = new TuneOptions;
+  static TuneOptions options;  // the callback runs after this function returns
+  auto* o = &options;
   CLI::App* cmd = app.add_subcommand(
       "tune",
       "Find the least points per node that keep max/mean <= target with a confidence.\n"
