@@ -307,7 +307,7 @@ class Tuner {
         double left = r_.time_budget_seconds -
                       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         uint32_t count = static_cast<uint32_t>(
-            std::clamp(left / std::max(one, 1e-6) * std::max(1, r_.threads), 1.0,
+            std::clamp(0.6 * left / std::max(one, 1e-6) * std::max(1, r_.threads), 1.0,
                        double(r_.max_exact_draws)));
         Say("exact check v=" + std::to_string(res.answer) + " over " + std::to_string(count) +
             " drawn name sets");
