@@ -63,6 +63,25 @@ volatile uint64_t g_sink;
 
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
+// Draw `draw` of n distinct node names "10.a.b.c:11211" (24 random bits each).
+std::vector<Node> DrawNodeNames(uint64_t seed, uint32_t n, uint32_t draw) {
+  Sampler rng{SplitMix64(Derive(Derive(seed, Tag("tune-names")), draw))};
+  std::unordered_set<uint32_t> used;
+  std::vector<Node> nodes;
+  nodes.reserve(n);
+  while (nodes.size() < n) {
+    uint32_t x = static_cast<uint32_t>(rng.Next() >> 40);
+    if (!used.insert(x).second) continue;
+    Node node;
+    node.host = "10." + std::to_string(x >> 16) + "." + std::to_string((x >> 8) & 255) + "." +
+                std::to_string(x & 255);
+    node.port_given = true;
+    node.label = node.host + ":11211";
+    nodes.push_back(std::move(node));
+  }
+  return nodes;
+}
+
 struct Draws {
   std::vector<double> max_over_mean;  // per draw
   uint32_t successes = 0;
@@ -175,23 +194,7 @@ class Tuner {
     return d;
   }
 
-  std::vector<Node> DrawNames(uint32_t draw) const {
-    Sampler rng{SplitMix64(Derive(Derive(r_.seed, Tag("tune-names")), draw))};
-    std::unordered_set<uint32_t> used;
-    std::vector<Node> nodes;
-    nodes.reserve(n_);
-    while (nodes.size() < n_) {
-      uint32_t x = static_cast<uint32_t>(rng.Next() >> 40);  // 24 bits: 10.a.b.c
-      if (!used.insert(x).second) continue;
-      Node node;
-      node.host = "10." + std::to_string(x >> 16) + "." + std::to_string((x >> 8) & 255) + "." +
-                  std::to_string(x & 255);
-      node.port_given = true;
-      node.label = node.host + ":11211";
-      nodes.push_back(std::move(node));
-    }
-    return nodes;
-  }
+  std::vector<Node> DrawNames(uint32_t draw) const { return DrawNodeNames(r_.seed, n_, draw); }
 
   // Exact max/mean of one ring (structural, or sampled with r_.keys keys).
   double ExactOne(const std::vector<Node>& nodes, uint32_t v, std::string* hottest) const {
@@ -247,6 +250,20 @@ class Tuner {
     return c;
   }
 
+  // The least candidate in (lo, hi] that passes, given hi passes and lo fails
+  // (lo = 0: nothing below hi was tried), on the granularity grid.
+  template <typename Passes>
+  uint32_t Bisect(uint32_t lo, uint32_t hi, Passes&& passes) const {
+    while (hi - lo > granularity_) {
+      uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
+      if (mid >= hi) mid = hi - granularity_;
+      if (mid <= lo) break;
+      if (passes(mid)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
   void Say(const std::string& s) const {
     if (progress_) progress_(s);
   }
@@ -290,14 +307,7 @@ class Tuner {
     }
     res.met = hi != 0;
     if (res.met) {
-      while (hi - lo > granularity_) {
-        uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
-        if (mid >= hi) mid = hi - granularity_;
-        if (mid <= lo) break;
-        if (model(mid)) hi = mid;
-        else lo = mid;
-      }
-      res.answer = hi;
+      res.answer = Bisect(lo, hi, model);
       // Exact check on real rings, as many draws as the budget allows.
       auto t0 = std::chrono::steady_clock::now();
       double one = 0;
@@ -356,14 +366,7 @@ class Tuner {
     }
     res.met = hi != 0;
     if (res.met) {
-      while (hi - lo > granularity_) {
-        uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
-        if (mid >= hi) mid = hi - granularity_;
-        if (mid <= lo) break;
-        if (eval(mid)) hi = mid;
-        else lo = mid;
-      }
-      res.answer = hi;
+      res.answer = Bisect(lo, hi, eval);
       res.cost_answer = Cost(hi);
     }
     res.cost_current = Cost(current);
@@ -469,21 +472,7 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   }
   const uint32_t draws = r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1;
   auto names = [&](uint32_t draw) {
-    if (!r.nodes.empty()) return r.nodes;
-    Sampler rng{SplitMix64(Derive(Derive(r.seed, Tag("tune-names")), draw))};
-    std::unordered_set<uint32_t> used;
-    std::vector<Node> nodes;
-    while (nodes.size() < n) {
-      uint32_t x = static_cast<uint32_t>(rng.Next() >> 40);
-      if (!used.insert(x).second) continue;
-      Node node;
-      node.host = "10." + std::to_string(x >> 16) + "." + std::to_string((x >> 8) & 255) + "." +
-                  std::to_string(x & 255);
-      node.port_given = true;
-      node.label = node.host + ":11211";
-      nodes.push_back(std::move(node));
-    }
-    return nodes;
+    return r.nodes.empty() ? DrawNodeNames(r.seed, n, draw) : r.nodes;
   };
   auto params_for = [&](uint32_t value) {
     AlgorithmParams p;
