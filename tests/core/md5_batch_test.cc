@@ -15,19 +15,11 @@
 
 #include "chsim/hasher.h"
 
+#include "chsim/sim/rng.h"
+
 namespace chsim {
 namespace {
 
-struct Rng {  // SplitMix64
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  size_t Below(size_t n) { return static_cast<size_t>((__uint128_t{Next()} * n) >> 64); }
-};
 
 std::array<uint8_t, 16> Reference(std::string_view s) {
   std::array<uint8_t, 16> d;
@@ -66,7 +58,7 @@ TEST_P(Md5BatchTest, KnownAnswers) {  // RFC 1321 appendix A.5
 }
 
 TEST_P(Md5BatchTest, EveryLengthUpTo1000) {
-  Rng rng{1};
+  sim::SplitMix64 rng(1);
   std::vector<std::string> owned;
   for (size_t len = 0; len <= 1000; ++len) {
     std::string s(len, '\0');
@@ -90,7 +82,7 @@ TEST_P(Md5BatchTest, EveryLengthUpTo1000) {
 }
 
 TEST_P(Md5BatchTest, MillionsOfRandomInputs) {
-  Rng rng{2};
+  sim::SplitMix64 rng(2);
   constexpr size_t kTotal = 2'000'000;
   std::string pool(1 << 20, '\0');
   for (char& c : pool) c = static_cast<char>(rng.Next());

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "chsim/sim/rng.h"
+
 namespace chsim {
 namespace {
 
@@ -119,12 +121,6 @@ uint32_t Reference(const Ring& r, uint32_t h, bool greater) {
   return r.owners()[i];
 }
 
-uint32_t SplitMix(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return static_cast<uint32_t>((z ^ (z >> 31)) >> 32);
-}
 
 TEST(Ring, BucketIndexEqualsLowerBound) {
   struct Case {
@@ -139,15 +135,15 @@ TEST(Ring, BucketIndexEqualsLowerBound) {
     Profile p = MakeProfile(c.profile, ProfileOptions{c.alg, ""});
     Ring r = Ring::Build(p, MakeNumberedNodes(c.nodes));
     bool greater = p.edge == LookupEdge::kGreater;
-    uint64_t s = c.nodes;
+    sim::SplitMix64 rng(c.nodes);
     std::vector<uint32_t> probes = {0, 1, UINT32_MAX, UINT32_MAX - 1};
     for (uint32_t pt : r.points()) {
       probes.push_back(pt);
       probes.push_back(pt + 1);
       probes.push_back(pt - 1);
     }
-    for (int i = 0; i < 20000; ++i) probes.push_back(SplitMix(s));
-    for (int i = 0; i < 2000; ++i) probes.push_back(SplitMix(s) & 0x7fff);  // CRC's 15-bit range
+    for (int i = 0; i < 20000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32));
+    for (int i = 0; i < 2000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32) & 0x7fff);  // CRC's 15-bit range
     for (uint32_t h : probes) {
       ASSERT_EQ(r.LocateHash(h), Reference(r, h, greater)) << c.profile << " " << c.alg << " h=" << h;
     }
