@@ -23,16 +23,16 @@ namespace chsim {
 namespace md5mb {
 #if defined(__x86_64__) || defined(__i386__)
 #define CHSIM_MD5MB_X86 1
-void Avx2_a(const uint32_t* words, uint32_t* out) noexcept;
-void Avx2_abcd(const uint32_t* words, uint32_t* out) noexcept;
-void Avx512_a(const uint32_t* words, uint32_t* out) noexcept;
-void Avx512_abcd(const uint32_t* words, uint32_t* out) noexcept;
+void Avx2_a(const uint32_t* rows, uint32_t* out) noexcept;
+void Avx2_abcd(const uint32_t* rows, uint32_t* out) noexcept;
+void Avx512_a(const uint32_t* rows, uint32_t* out) noexcept;
+void Avx512_abcd(const uint32_t* rows, uint32_t* out) noexcept;
 #endif
 }  // namespace md5mb
 
 namespace {
 
-using KernelFn = void (*)(const uint32_t* words, uint32_t* out) noexcept;
+using KernelFn = void (*)(const uint32_t* rows, uint32_t* out) noexcept;
 
 struct Kernel {
   const char* name;
@@ -68,12 +68,6 @@ const Kernel* Best() {
 
 std::atomic<const Kernel*> g_kernel{Best()};
 
-inline uint32_t Load32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, 4);
-  return v;  // little-endian host (x86-64, arm64): MD5's word order
-}
-
 // Copies len <= 64 bytes with at most two overlapping fixed-size moves (no
 // call, no byte loop): [0, k) and [len - k, len) cover [0, len) when k <= len < 2k.
 inline void CopyShort(uint8_t* dst, const char* src, size_t len) {
@@ -96,15 +90,18 @@ inline void CopyShort(uint8_t* dst, const char* src, size_t len) {
   }
 }
 
-// Writes the padded block of a key of len <= 55 as lane `lane` of `words`:
-// key bytes, 0x80, zeros, the bit length as a little-endian uint64 (RFC 1321 3.1-3.2).
-inline void PutBlock(const char* key, size_t len, uint32_t* words, int lanes, int lane) {
-  alignas(16) uint8_t block[64] = {};
-  CopyShort(block, key, len);
-  block[len] = 0x80;
-  for (size_t j = 0; j < 14; ++j) words[j * lanes + lane] = Load32(block + 4 * j);
-  words[14 * lanes + lane] = static_cast<uint32_t>(len * 8);
-  words[15 * lanes + lane] = 0;
+// Writes the padded block of a key of len <= 55 as 16 words at `row`: key
+// bytes, 0x80, zeros, the bit length as a little-endian uint64 (RFC 1321
+// 3.1-3.2). Stores only, a handful of them; the kernel's vector loads of whole
+// rows come later, after the other lanes' stores, so they do not stall on
+// store-to-load forwarding (the old per-word scatter of a fresh stack block
+// did: it cost more than the hashing).
+inline void PutRow(const char* key, size_t len, uint32_t* row) {
+  uint8_t* p = reinterpret_cast<uint8_t*>(row);
+  std::memset(p, 0, 64);
+  CopyShort(p, key, len);
+  p[len] = 0x80;
+  row[14] = static_cast<uint32_t>(len * 8);
 }
 
 // Runs the kernel over keys[0..n), n <= lanes; keys too long for one block
@@ -112,18 +109,17 @@ inline void PutBlock(const char* key, size_t len, uint32_t* words, int lanes, in
 template <bool kFull, typename OnLong>
 inline void RunChunk(const Kernel& k, const std::string_view* keys, size_t n, uint32_t* out,
                      OnLong&& on_long) {
-  alignas(64) uint32_t words[16 * kMaxLanes];
-  const int lanes = k.lanes;
-  for (int l = 0; l < lanes; ++l) {
-    const bool real = static_cast<size_t>(l) < n && keys[l].size() <= kMd5OneBlockMaxLen;
-    if (real) {
-      PutBlock(keys[l].data(), keys[l].size(), words, lanes, l);
+  alignas(64) uint32_t rows[16 * kMaxLanes];
+  const size_t lanes = static_cast<size_t>(k.lanes);
+  for (size_t l = 0; l < lanes; ++l) {
+    if (l < n && keys[l].size() <= kMd5OneBlockMaxLen) {
+      PutRow(keys[l].data(), keys[l].size(), rows + 16 * l);
     } else {
-      if (static_cast<size_t>(l) < n) on_long(static_cast<size_t>(l));
-      PutBlock("", 0, words, lanes, l);
+      if (l < n) on_long(l);
+      PutRow("", 0, rows + 16 * l);
     }
   }
-  (kFull ? k.abcd : k.a)(words, out);
+  (kFull ? k.abcd : k.a)(rows, out);
 }
 
 }  // namespace
@@ -175,10 +171,10 @@ uint32_t Md5Le32(const void* data, size_t len) noexcept {
     Md5(data, len, d);
     return Md5Slice(d, 0);
   }
-  alignas(16) uint32_t words[16];
-  PutBlock(static_cast<const char*>(data), len, words, 1, 0);
+  alignas(16) uint32_t row[16];
+  PutRow(static_cast<const char*>(data), len, row);
   uint32_t a;
-  md5mb::Scalar_a(words, &a);
+  md5mb::Scalar_a(row, &a);
   return a;
 }
 
