@@ -62,25 +62,20 @@ inline V AddI(V x, V b, V c, V d) {  // REQUIRES: x holds t - 1 in place of t
 // What each function's step adds to t (AddI's x + ~y = (x - 1) - y).
 constexpr uint32_t kTAdjustF = 0, kTAdjustG = 0, kTAdjustH = 0, kTAdjustI = 0xffffffffu;
 
-// Lanes i and i + W/2 of two vectors, interleaved: {a0 b0 a1 b1 ...} (Lo) and
-// {a(W/2) b(W/2) ...} (Hi). Applying the pair log2(W) times to the rows i and
-// i + W/2 of a W x W tile transposes it (the perfect shuffle has order log2 W).
-template <int W, typename V>
-inline V InterleaveLo(V a, V b) {
-  if constexpr (W == 2) return __builtin_shufflevector(a, b, 0, 2);
-  if constexpr (W == 4) return __builtin_shufflevector(a, b, 0, 4, 1, 5);
-  if constexpr (W == 8) return __builtin_shufflevector(a, b, 0, 8, 1, 9, 2, 10, 3, 11);
+// Two vectors' low halves interleaved, {a0 b0 a1 b1 ... a(W/2-1) b(W/2-1)}, or
+// with kHi their high halves, {a(W/2) b(W/2) ...}. Applying both log2(W) times
+// to rows i and i + W/2 of a W x W tile transposes it (the perfect shuffle
+// has order log2 W).
+template <int W, bool kHi, typename V>
+inline V Interleave(V a, V b) {
+  constexpr int h = kHi ? W / 2 : 0;
+  if constexpr (W == 2) return __builtin_shufflevector(a, b, h, h + 2);
+  if constexpr (W == 4) return __builtin_shufflevector(a, b, h, h + 4, h + 1, h + 5);
+  if constexpr (W == 8)
+    return __builtin_shufflevector(a, b, h, h + 8, h + 1, h + 9, h + 2, h + 10, h + 3, h + 11);
   if constexpr (W == 16)
-    return __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-}
-template <int W, typename V>
-inline V InterleaveHi(V a, V b) {
-  if constexpr (W == 2) return __builtin_shufflevector(a, b, 1, 3);
-  if constexpr (W == 4) return __builtin_shufflevector(a, b, 2, 6, 3, 7);
-  if constexpr (W == 8) return __builtin_shufflevector(a, b, 4, 12, 5, 13, 6, 14, 7, 15);
-  if constexpr (W == 16)
-    return __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
-                                   31);
+    return __builtin_shufflevector(a, b, h, h + 16, h + 1, h + 17, h + 2, h + 18, h + 3, h + 19,
+                                   h + 4, h + 20, h + 5, h + 21, h + 6, h + 22, h + 7, h + 23);
 }
 
 // r[i] = W consecutive words of lane i on entry; word i of lanes 0..W-1 on exit.
@@ -115,8 +110,8 @@ inline void Transpose(V* r) {
       V t[W];
 #pragma GCC unroll 16
       for (int i = 0; i < W / 2; ++i) {
-        t[2 * i] = InterleaveLo<W>(r[i], r[i + W / 2]);
-        t[2 * i + 1] = InterleaveHi<W>(r[i], r[i + W / 2]);
+        t[2 * i] = Interleave<W, false>(r[i], r[i + W / 2]);
+        t[2 * i + 1] = Interleave<W, true>(r[i], r[i + W / 2]);
       }
 #pragma GCC unroll 16
       for (int i = 0; i < W; ++i) r[i] = t[i];
@@ -173,16 +168,16 @@ inline void Md5Lanes(const uint32_t* __restrict rows, uint32_t* __restrict out) 
   // read from memory through an opaque pointer: GCC 12 would otherwise
   // rebuild each splatted constant through a general register (mov, vmovd,
   // vpbroadcastd: 3 instructions per step instead of one broadcast load).
-#define CHSIM_MD5_STEP(fn, A, B, C, D, j, t, s)                  \
-  {                                                              \
+#define CHSIM_MD5_STEP(fn, A, B, C, D, j, t, s)                             \
+  {                                                                         \
     static constexpr uint32_t kT = static_cast<uint32_t>(t) + kTAdjust##fn; \
-    const uint32_t* tp = &kT;                                    \
-    if constexpr (W > 1) asm("" : "+r"(tp));                     \
-    const uint32_t tv = *tp;                                     \
-    _Pragma("GCC unroll 8") for (int k = 0; k < K; ++k) {        \
-      const V x = A[k] + (m(j, k) + tv);                         \
-      A[k] = Rotl(Add##fn(x, B[k], C[k], D[k]), s) + B[k];       \
-    }                                                            \
+    const uint32_t* tp = &kT;                                               \
+    if constexpr (W > 1) asm("" : "+r"(tp));                                \
+    const uint32_t tv = *tp;                                                \
+    _Pragma("GCC unroll 8") for (int k = 0; k < K; ++k) {                   \
+      const V x = A[k] + (m(j, k) + tv);                                    \
+      A[k] = Rotl(Add##fn(x, B[k], C[k], D[k]), s) + B[k];                  \
+    }                                                                       \
   }
   // Round 1: M[i], shifts 7 12 17 22; t[i] = floor(2^32 |sin(i + 1)|).
   CHSIM_MD5_STEP(F, a, b, c, d, 0, 0xd76aa478, 7)
@@ -273,14 +268,14 @@ inline void Md5Lanes(const uint32_t* __restrict rows, uint32_t* __restrict out) 
 
 // Defines the two exported kernels of one ISA file: NAME_a (state word a only)
 // and NAME_abcd (whole state), each over exactly K * W lanes.
-#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W)                     \
-  namespace chsim::md5mb {                                          \
-  void NAME##_a(const uint32_t* rows, uint32_t* out) noexcept {     \
-    Md5Lanes<V, K, W, true>(rows, out);                             \
-  }                                                                 \
-  void NAME##_abcd(const uint32_t* rows, uint32_t* out) noexcept {  \
-    Md5Lanes<V, K, W, false>(rows, out);                            \
-  }                                                                 \
+#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W)                    \
+  namespace chsim::md5mb {                                         \
+  void NAME##_a(const uint32_t* rows, uint32_t* out) noexcept {    \
+    Md5Lanes<V, K, W, true>(rows, out);                            \
+  }                                                                \
+  void NAME##_abcd(const uint32_t* rows, uint32_t* out) noexcept { \
+    Md5Lanes<V, K, W, false>(rows, out);                           \
+  }                                                                \
   }
 
 #endif  // CHSIM_MD5_MULTIBUFFER_IMPL_H_
