@@ -42,20 +42,31 @@ inline V Rotl(V x, int s) {
 // and since x + ~y = (x - 1) - y, the step adds t - 1 and subtracts
 // c ^ (~b & d): one operation fewer than computing ~d (SIMD has no NOT).
 // No more operations than the textbook forms; 2 cycles shorter per G step and
-// 1 per H step on the scalar (latency) path.
-template <typename V>
+// 1 per H step on the scalar (latency) path. With AVX-512's vpternlogd (any
+// 3-input bit function in one instruction) the textbook G is one operation
+// against three, and the wide kernels are throughput-bound: kTernary picks it.
+//
+// Where the CPU has a 3-input logic instruction (the AVX-512 kernel's flags).
+#ifdef __AVX512F__
+constexpr bool kTernaryLogic = true;
+#else
+constexpr bool kTernaryLogic = false;
+#endif
+
+template <bool kTernary, typename V>
 inline V AddF(V x, V b, V c, V d) {
   return x + (d ^ (b & (c ^ d)));
 }
-template <typename V>
+template <bool kTernary, typename V>
 inline V AddG(V x, V b, V c, V d) {
+  if constexpr (kTernary) return x + (c ^ (d & (b ^ c)));  // one vpternlogd
   return (x + (c & ~d)) + (b & d);
 }
-template <typename V>
+template <bool kTernary, typename V>
 inline V AddH(V x, V b, V c, V d) {
   return x + (b ^ (c ^ d));
 }
-template <typename V>
+template <bool kTernary, typename V>
 inline V AddI(V x, V b, V c, V d) {  // REQUIRES: x holds t - 1 in place of t
   return x - (c ^ (~b & d));
 }
@@ -119,7 +130,7 @@ inline void Transpose(V* r) {
   }
 }
 
-template <typename V, int K, int W, bool kOnlyA>
+template <typename V, int K, int W, bool kOnlyA, bool kTernary>
 inline void Md5Lanes(const uint32_t* __restrict rows, uint32_t* __restrict out) {
   constexpr int L = K * W;
   static_assert(16 % W == 0, "a block is 16 words: W must divide 16");
@@ -176,7 +187,7 @@ inline void Md5Lanes(const uint32_t* __restrict rows, uint32_t* __restrict out) 
     const uint32_t tv = *tp;                                                \
     _Pragma("GCC unroll 8") for (int k = 0; k < K; ++k) {                   \
       const V x = A[k] + (m(j, k) + tv);                                    \
-      A[k] = Rotl(Add##fn(x, B[k], C[k], D[k]), s) + B[k];                  \
+      A[k] = Rotl(Add##fn<kTernary>(x, B[k], C[k], D[k]), s) + B[k];        \
     }                                                                       \
   }
   // Round 1: M[i], shifts 7 12 17 22; t[i] = floor(2^32 |sin(i + 1)|).
@@ -267,15 +278,18 @@ inline void Md5Lanes(const uint32_t* __restrict rows, uint32_t* __restrict out) 
 }  // namespace
 
 // Defines the two exported kernels of one ISA file: NAME_a (state word a only)
-// and NAME_abcd (whole state), each over exactly K * W lanes.
-#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W)                    \
+// and NAME_abcd (whole state), each over exactly K * W lanes. The _FORMS
+// variant also says which G form to use (tests build both).
+#define CHSIM_MD5_DEFINE_KERNELS_FORMS(NAME, V, K, W, TERNARY)     \
   namespace chsim::md5mb {                                         \
   void NAME##_a(const uint32_t* rows, uint32_t* out) noexcept {    \
-    Md5Lanes<V, K, W, true>(rows, out);                            \
+    Md5Lanes<V, K, W, true, TERNARY>(rows, out);                   \
   }                                                                \
   void NAME##_abcd(const uint32_t* rows, uint32_t* out) noexcept { \
-    Md5Lanes<V, K, W, false>(rows, out);                           \
+    Md5Lanes<V, K, W, false, TERNARY>(rows, out);                  \
   }                                                                \
   }
+#define CHSIM_MD5_DEFINE_KERNELS(NAME, V, K, W) \
+  CHSIM_MD5_DEFINE_KERNELS_FORMS(NAME, V, K, W, kTernaryLogic)
 
 #endif  // CHSIM_MD5_MULTIBUFFER_IMPL_H_

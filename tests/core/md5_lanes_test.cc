@@ -26,10 +26,11 @@ typedef uint32_t G8 __attribute__((vector_size(32)));
 typedef uint32_t G16 __attribute__((vector_size(64)));
 }  // namespace
 
-CHSIM_MD5_DEFINE_KERNELS(TestW16K2, G16, 2, 16)  // the AVX-512 shape
-CHSIM_MD5_DEFINE_KERNELS(TestW8K2, G8, 2, 8)     // the AVX2 shape
-CHSIM_MD5_DEFINE_KERNELS(TestW4K2, G4, 2, 4)     // the portable shape
-CHSIM_MD5_DEFINE_KERNELS(TestW4K3, G4, 3, 4)     // an odd group count
+CHSIM_MD5_DEFINE_KERNELS_FORMS(TestW16K2, G16, 2, 16, true)  // the AVX-512 shape and G
+CHSIM_MD5_DEFINE_KERNELS_FORMS(TestW16K2Add, G16, 2, 16, false)
+CHSIM_MD5_DEFINE_KERNELS(TestW8K2, G8, 2, 8)  // the AVX2 shape
+CHSIM_MD5_DEFINE_KERNELS(TestW4K2, G4, 2, 4)  // the portable shape
+CHSIM_MD5_DEFINE_KERNELS(TestW4K3, G4, 3, 4)  // an odd group count
 CHSIM_MD5_DEFINE_KERNELS(TestW1K1, uint32_t, 1, 1)
 
 namespace chsim {
@@ -93,6 +94,7 @@ TEST_P(Md5LanesTest, EqualsOpenSslOnRandomOneBlockMessages) {
 INSTANTIATE_TEST_SUITE_P(
     Shapes, Md5LanesTest,
     ::testing::Values(Shape{"w16k2", 32, md5mb::TestW16K2_a, md5mb::TestW16K2_abcd},
+                      Shape{"w16k2_add_g", 32, md5mb::TestW16K2Add_a, md5mb::TestW16K2Add_abcd},
                       Shape{"w8k2", 16, md5mb::TestW8K2_a, md5mb::TestW8K2_abcd},
                       Shape{"w4k2", 8, md5mb::TestW4K2_a, md5mb::TestW4K2_abcd},
                       Shape{"w4k3", 12, md5mb::TestW4K3_a, md5mb::TestW4K3_abcd},
