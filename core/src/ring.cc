@@ -12,6 +12,12 @@
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
 
+// XXH3 inlined from xxHash's header (its functions become static here): the
+// same code as libxxhash 0.8's XXH3_64bits (its output is frozen since 0.8.0),
+// without the PLT call. tests/core/ring_test.cc checks it against HashXxh3.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace chsim {
 namespace {
 
@@ -34,13 +40,17 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
 
 // HashMd5 through the own one-block MD5 (Md5Le32): same values.
 uint64_t HashMd5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
+// HashXxh3 through the header-inlined XXH3: same values.
+uint64_t HashXxh3Inline(const void* data, size_t len) noexcept { return XXH3_64bits(data, len); }
+
+using Entry = Ring::Entry;
 
 // Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
 // (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 entries
 // each (libketama's LE32 slices), in the order they were added.
 class PointKeyBatch {
  public:
-  explicit PointKeyBatch(std::vector<uint64_t>* entries) : entries_(entries) {
+  explicit PointKeyBatch(std::vector<Entry>* entries) : entries_(entries) {
     bytes_.reserve(kBatch * 32);
   }
   void Add(std::string_view key, uint32_t rank, uint32_t take) {
@@ -59,8 +69,7 @@ class PointKeyBatch {
     Md5BatchDigests(std::span(views_.data(), n_), std::span(digests_.data(), n_));
     for (size_t i = 0; i < n_; ++i) {
       for (uint32_t j = 0; j < take_[i]; ++j) {
-        entries_->push_back(uint64_t{Md5Slice(digests_[i].data(), static_cast<int>(j))} << 32 |
-                            rank_[i]);
+        entries_->push_back({Md5Slice(digests_[i].data(), static_cast<int>(j)), rank_[i]});
       }
     }
     n_ = 0;
@@ -69,7 +78,7 @@ class PointKeyBatch {
 
  private:
   static constexpr size_t kBatch = 512;
-  std::vector<uint64_t>* entries_;
+  std::vector<Entry>* entries_;
   std::string bytes_;
   size_t n_ = 0;
   std::array<size_t, kBatch> ends_;
@@ -79,25 +88,25 @@ class PointKeyBatch {
   std::array<std::array<uint8_t, 16>, kBatch> digests_;
 };
 
-// Stable sort of entries by their top 32 bits (the point): LSD radix sort,
-// 3 passes of 11, 11 and 10 bits (Knuth, TAOCP vol. 3, 5.2.5), all three
-// histograms from one read; std::stable_sort below a few thousand entries,
-// where the histograms would cost more than they save.
-void SortByPoint(std::vector<uint64_t>& v) {
+// Stable sort of entries by point: LSD radix sort, 3 passes of 11, 11 and 10
+// bits (Knuth, TAOCP vol. 3, 5.2.5), all three histograms from one read;
+// std::stable_sort below a few thousand entries, where the histograms would
+// cost more than they save.
+void SortByPoint(std::vector<Entry>& v) {
   if (v.size() < 4096) {
     std::stable_sort(v.begin(), v.end(),
-                     [](uint64_t a, uint64_t b) { return (a >> 32) < (b >> 32); });
+                     [](const Entry& a, const Entry& b) { return a.point < b.point; });
     return;
   }
-  constexpr int kShift[3] = {32, 43, 54};
+  constexpr int kShift[3] = {0, 11, 22};
   constexpr uint32_t kMask[3] = {0x7FF, 0x7FF, 0x3FF};
   std::vector<uint32_t> count(3 * 2048, 0);
-  for (uint64_t e : v) {
-    for (int p = 0; p < 3; ++p) ++count[p * 2048 + ((e >> kShift[p]) & kMask[p])];
+  for (const Entry& e : v) {
+    for (int p = 0; p < 3; ++p) ++count[p * 2048 + ((e.point >> kShift[p]) & kMask[p])];
   }
-  std::unique_ptr<uint64_t[]> tmp(new uint64_t[v.size()]);  // uninitialised: fully written
-  uint64_t* src = v.data();
-  uint64_t* dst = tmp.get();
+  std::unique_ptr<Entry[]> tmp(new Entry[v.size()]);  // fully written by the first pass
+  Entry* src = v.data();
+  Entry* dst = tmp.get();
   for (int p = 0; p < 3; ++p) {
     uint32_t* c = count.data() + p * 2048;
     uint32_t sum = 0;
@@ -107,8 +116,8 @@ void SortByPoint(std::vector<uint64_t>& v) {
       sum += k;
     }
     for (size_t i = 0; i < v.size(); ++i) {
-      const uint64_t e = src[i];
-      dst[c[(e >> kShift[p]) & kMask[p]]++] = e;
+      const Entry e = src[i];
+      dst[c[(e.point >> kShift[p]) & kMask[p]]++] = e;
     }
     std::swap(src, dst);
   }
@@ -148,13 +157,11 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   }
   if (total_points == 0) throw std::invalid_argument("ring would have no points");
 
-  // Each entry packs (point << 32 | tie rank) so one integer sort orders the
-  // ring by point and then by the profile's winner first.
-  // Each entry packs (point << 32 | tie rank); rank 0 is the profile's winner.
-  // Entries are made in ascending rank, so a stable sort on the point alone
-  // orders the ring by (point, rank).
-  std::vector<uint64_t> entries;
-  entries.reserve(total_points);
+  // Entries are {point, tie rank} until sorted (rank 0 is the profile's
+  // winner). They are made in ascending rank, so a stable sort on the point
+  // alone orders the ring by (point, rank); ranks then become owners in place.
+  std::vector<Entry> entries;
+  entries.reserve(total_points + kPad);
   const bool later_wins = profile.tie == TieRule::kLaterWins;
   const size_t n_nodes = nodes.size();
   std::string key;
@@ -176,8 +183,8 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
         batch.Add(key, static_cast<uint32_t>(rank), take);
         emitted += take;
       } else {
-        entries.push_back(uint64_t{static_cast<uint32_t>((*profile.point_hasher)(key))} << 32 |
-                          rank);
+        entries.push_back(
+            {static_cast<uint32_t>((*profile.point_hasher)(key)), static_cast<uint32_t>(rank)});
         ++emitted;
       }
     }
@@ -189,45 +196,61 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
   ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
-  ring.key_fn_ = ring.key_is_md5_ ? &HashMd5OneBlock : profile.key_hasher->fn;
+  ring.key_fn_ = ring.key_is_md5_                      ? &HashMd5OneBlock
+                 : profile.key_hasher->fn == &HashXxh3 ? &HashXxh3Inline
+                                                       : profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
-  auto owner_of = [&](uint64_t e) {
-    uint32_t rank = static_cast<uint32_t>(e);
-    uint32_t r = later_wins ? static_cast<uint32_t>(n_nodes - 1 - rank) : rank;
-    return order[r];
+  auto owner_of = [&](uint32_t rank) {
+    return order[later_wins ? static_cast<uint32_t>(n_nodes - 1 - rank) : rank];
   };
-  ring.points_.reserve(entries.size() + 1);
-  ring.owners_.reserve(entries.size() + 1);
+  // Ranks to owners, in place; a run of equal points keeps its first entry
+  // (the winner) and drops or keeps the others per profile.
+  size_t n = 0;
   uint32_t winner = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
-    const uint32_t point = static_cast<uint32_t>(entries[i] >> 32);
-    const bool first_of_run = i == 0 || (entries[i - 1] >> 32) != point;
-    if (first_of_run) winner = owner_of(entries[i]);
+    const Entry e = entries[i];
+    const bool first_of_run = i == 0 || entries[n - 1].point != e.point;
+    if (first_of_run) winner = owner_of(e.owner);
     if (!first_of_run && profile.duplicates == DuplicatePoints::kDrop) continue;
-    ring.points_.push_back(point);
-    ring.owners_.push_back(profile.duplicates == DuplicatePoints::kKeep ? owner_of(entries[i])
-                                                                        : winner);
+    entries[n++] = {e.point,
+                    profile.duplicates == DuplicatePoints::kKeep ? owner_of(e.owner) : winner};
   }
-  entries = {};
-  const size_t n = ring.points_.size();
-  ring.points_.push_back(UINT32_MAX);       // sentinel, never compared
-  ring.owners_.push_back(ring.owners_[0]);  // the wrap
+  entries.resize(n);
+  entries.insert(entries.end(), kPad, Entry{UINT32_MAX, entries[0].owner});  // sentinels: the wrap
 
-  // Bucket index on the top `bits` bits: index_[b] = first position whose
-  // point >= b << shift. About one point per bucket (bits = ceil(log2 n)),
-  // capped at 2^24 buckets (64 MiB); crowded buckets fall back to a binary search.
-  int bits = std::clamp(static_cast<int>(std::bit_width(n - 1)), 1, 24);
+  // Bucket index on the top `bits` bits: index_[b] = first entry whose point
+  // >= b << shift. bits = floor(log2 n) puts 1-2 points in a bucket on average
+  // (fewer buckets than points: a smaller index, and with kPad = 4 compares a
+  // uniform hash still finds its answer in the first 4 entries 97-99% of the
+  // time); capped at 2^26 buckets (256 MiB, a ring of 2^27+ points).
+  const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 1, 1, 26);
   ring.shift_ = 32 - bits;
   const size_t buckets = size_t{1} << bits;
   ring.index_.resize(buckets + 1);
-  size_t pos = 0;
-  for (size_t b = 0; b < buckets; ++b) {
-    const uint64_t start = uint64_t{b} << ring.shift_;
-    while (pos < n && ring.points_[pos] < start) ++pos;
-    ring.index_[b] = static_cast<uint32_t>(pos);
+  size_t b = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const size_t bucket = entries[i].point >> ring.shift_;
+    while (b <= bucket) ring.index_[b++] = static_cast<uint32_t>(i);
   }
-  ring.index_[buckets] = static_cast<uint32_t>(n);
+  while (b <= buckets) ring.index_[b++] = static_cast<uint32_t>(n);
+  ring.entries_ = std::move(entries);
   return ring;
+}
+
+uint32_t Ring::Crowded(uint32_t h) const noexcept {
+  // All kPad entries from the bucket's start are below h, so the answer is in
+  // [lo + kPad, hi], and entry hi (the next bucket's first, or a sentinel) is
+  // >= h. Branchless lower bound (Khuong & Morin 2017) over those positions;
+  // each step keeps a range that holds the answer.
+  const uint32_t b = h >> shift_;
+  const Entry* base = entries_.data() + index_[b] + kPad;
+  uint32_t len = index_[b + 1] + 1 - (index_[b] + kPad);
+  while (len > 1) {
+    const uint32_t half = len / 2;
+    base = base[half - 1].point < h ? base + half : base;
+    len -= half;
+  }
+  return static_cast<uint32_t>(base - entries_.data());
 }
 
 std::vector<uint64_t> Ring::ArcLengths() const {
@@ -237,13 +260,13 @@ std::vector<uint64_t> Ring::ArcLengths() const {
   // Under ">=", hashes in (v_{j-1}, v_j] go to the first entry of v_j's run;
   // under ">", hashes in [v_{j-1}, v_j) do. Both arcs have length v_j - v_{j-1};
   // the wrap arc (2^32 - v_last + v_first) goes to the first point's owner.
-  uint32_t prev = points_[0];
+  uint32_t prev = entries_[0].point;
   for (size_t i = 1; i < n; ++i) {
-    if (points_[i] == prev) continue;
-    arcs[owners_[i]] += points_[i] - prev;
-    prev = points_[i];
+    if (entries_[i].point == prev) continue;
+    arcs[entries_[i].owner] += entries_[i].point - prev;
+    prev = entries_[i].point;
   }
-  arcs[owners_[0]] += (uint64_t{1} << 32) - prev + points_[0];
+  arcs[entries_[0].owner] += (uint64_t{1} << 32) - prev + entries_[0].point;
   return arcs;
 }
 
@@ -261,24 +284,24 @@ void Ring::LocateHashBatch(std::span<const uint32_t> hashes,
 
 void Ring::LocateBatch(std::span<const std::string_view> keys,
                        std::span<uint32_t> out) const noexcept {
-  if (!key_is_md5_) {
-    for (size_t i = 0; i < keys.size(); ++i) out[i] = LocateHash(HashKey(keys[i]));
-    return;
-  }
-  // Hash a chunk with the multi-buffer MD5, then search; the chunk's hashes
-  // stay in L1 and the independent searches overlap.
+  // Hash a chunk (the multi-buffer MD5 for md5), then search it: the chunk's
+  // hashes stay in L1, and the searches, free of the hash's calls and of each
+  // other, overlap in the out-of-order window.
   constexpr size_t kChunk = 256;
   uint32_t h[kChunk];
   for (size_t base = 0; base < keys.size(); base += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - base);
-    Md5BatchLe32(keys.subspan(base, n), std::span(h, n));
+    if (key_is_md5_) {
+      Md5BatchLe32(keys.subspan(base, n), std::span(h, n));
+    } else {
+      for (size_t i = 0; i < n; ++i) h[i] = HashKey(keys[base + i]);
+    }
     for (size_t i = 0; i < n; ++i) out[base + i] = LocateHash(h[i]);
   }
 }
 
 size_t Ring::MemoryBytes() const noexcept {
-  return sizeof(Ring) + points_.capacity() * sizeof(uint32_t) +
-         owners_.capacity() * sizeof(uint32_t) + index_.capacity() * sizeof(uint32_t);
+  return sizeof(Ring) + entries_.capacity() * sizeof(Entry) + index_.capacity() * sizeof(uint32_t);
 }
 
 }  // namespace chsim

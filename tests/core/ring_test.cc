@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string>
+#include <vector>
 
 #include "chsim/sim/rng.h"
 
@@ -192,6 +194,153 @@ TEST(Ring, LargeListsDoNotAbort) {
   Ring r = Ring::Build(MakeProfile("libmemcached"), MakeNumberedNodes(2000));
   EXPECT_GT(r.size(), 2000u * 150);
   EXPECT_LT(r.Locate("any key"), 2000u);
+}
+
+// Test hasher for crowded buckets: 12-bit values, so a ring of thousands of
+// points sits in the first bucket (and its first few in long runs of equal
+// points), and every lookup below 4096 takes the crowded path.
+uint64_t Narrow(const void* data, size_t len) noexcept { return HashFnv1a_32(data, len) & 0xFFF; }
+const Hasher kNarrow{"narrow", "12-bit fnv1a", Narrow, 32};
+
+void ExpectEqualsReference(const Ring& r, bool greater, uint64_t seed, const std::string& what) {
+  sim::SplitMix64 rng(seed);
+  std::vector<uint32_t> probes = {0, 1, 2, 4095, 4096, UINT32_MAX, UINT32_MAX - 1};
+  for (uint32_t pt : r.points()) {
+    probes.push_back(pt);
+    probes.push_back(pt + 1);
+    probes.push_back(pt - 1);
+  }
+  for (int i = 0; i < 5000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32));
+  for (int i = 0; i < 5000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32) & 0x1FFF);
+  std::vector<uint32_t> batch(probes.size());
+  r.LocateHashBatch(probes, batch);
+  for (size_t i = 0; i < probes.size(); ++i) {
+    const uint32_t want = Reference(r, probes[i], greater);
+    ASSERT_EQ(r.LocateHash(probes[i]), want) << what << " h=" << probes[i];
+    ASSERT_EQ(batch[i], want) << what << " batch h=" << probes[i];
+  }
+}
+
+TEST(Ring, CrowdedBucketsEqualLowerBound) {
+  for (TieRule tie : {TieRule::kLaterWins, TieRule::kEarlierWins}) {
+    for (DuplicatePoints dup :
+         {DuplicatePoints::kDrop, DuplicatePoints::kKeep, DuplicatePoints::kKeepAsWinner}) {
+      for (LookupEdge edge : {LookupEdge::kGreaterEqual, LookupEdge::kGreater}) {
+        for (uint32_t nodes : {1u, 3u, 40u}) {
+          Profile p = ResearchProfile(kNarrow, 100);
+          p.tie = tie;
+          p.duplicates = dup;
+          p.edge = edge;
+          Ring r = Ring::Build(p, MakeNumberedNodes(nodes));
+          // 4,000 points in 4,096 values: runs of equal points whatever the rule.
+          if (dup != DuplicatePoints::kDrop) {
+            ASSERT_EQ(r.size(), nodes * 100u);
+          }
+          ExpectEqualsReference(r, edge == LookupEdge::kGreater, nodes,
+                                "narrow/" + std::to_string(nodes) + "/" +
+                                    std::to_string(static_cast<int>(dup)));
+        }
+      }
+    }
+  }
+}
+
+// Every ring size from 1 to 80 points (bucket counts 2..64, sizes on both
+// sides of each power of two), and a few large ones, both edges.
+TEST(Ring, EveryRingSizeEqualsLowerBound) {
+  std::vector<uint32_t> sizes;
+  for (uint32_t n = 1; n <= 80; ++n) sizes.push_back(n);
+  for (uint32_t n : {255u, 256u, 257u, 4095u, 4096u, 4097u, 65536u}) sizes.push_back(n);
+  for (uint32_t n : sizes) {
+    for (LookupEdge edge : {LookupEdge::kGreaterEqual, LookupEdge::kGreater}) {
+      Profile p = ResearchProfile(GetHasher("xxh3"), n);
+      p.edge = edge;
+      p.duplicates = DuplicatePoints::kKeep;  // exactly n points
+      Ring r = Ring::Build(p, MakeNumberedNodes(1));
+      ASSERT_EQ(r.size(), n);
+      ExpectEqualsReference(r, edge == LookupEdge::kGreater, n, "size " + std::to_string(n));
+    }
+  }
+}
+
+// Ring's XXH3 is xxHash's header code inlined; it must equal the registry's
+// HashXxh3 (libxxhash) on every length path of XXH3 (0-16, 17-128, 129-240, 241+).
+TEST(Ring, InlinedXxh3EqualsLibrary) {
+  Ring r = Ring::Build(ResearchProfile(GetHasher("xxh3"), 160), MakeNumberedNodes(50));
+  sim::SplitMix64 rng(7);
+  std::string key;
+  for (size_t len = 0; len <= 1100; ++len) {
+    for (int rep = 0; rep < 4; ++rep) {
+      key.resize(len);
+      for (char& c : key) c = static_cast<char>(rng.Next() >> 56);
+      const uint32_t want = static_cast<uint32_t>(HashXxh3(key.data(), key.size()));
+      ASSERT_EQ(r.HashKey(key), want) << "len " << len;
+      ASSERT_EQ(r.Locate(key), r.LocateHash(want)) << "len " << len;
+    }
+  }
+}
+
+// LocateBatch = Locate for every key, under an md5, an xxh3 and an fnv key
+// hasher, across chunk boundaries and for keys of 0 to 300 bytes.
+TEST(Ring, LocateBatchEqualsLocate) {
+  std::vector<std::string> keys;
+  sim::SplitMix64 rng(11);
+  for (int i = 0; i < 1000; ++i) {
+    std::string k(rng.Next() % 301, 'x');
+    for (char& c : k) c = static_cast<char>('a' + rng.Next() % 26);
+    keys.push_back(k);
+  }
+  std::vector<std::string_view> views(keys.begin(), keys.end());
+  for (const char* profile : {"spymemcached", "research-xxh3", "research-fnv1a_32"}) {
+    const std::string name = profile;
+    Profile p = name.rfind("research-", 0) == 0 ? ResearchProfile(GetHasher(name.substr(9)), 160)
+                                                : MakeProfile(name);
+    Ring r = Ring::Build(p, MakeNumberedNodes(100));
+    for (size_t n : {size_t{0}, size_t{1}, size_t{255}, size_t{256}, size_t{257}, size_t{1000}}) {
+      std::vector<uint32_t> out(n + 1, 12345);
+      r.LocateBatch(std::span(views).first(n), out);
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], r.Locate(views[i])) << profile << " " << i;
+      EXPECT_EQ(out[n], 12345u) << "wrote past the keys";
+    }
+  }
+}
+
+// The strided views behave as random-access ranges over the ring.
+TEST(Ring, PointAndOwnerViews) {
+  Ring r = Ring::Build(MakeProfile("libmemcached"), MakeNumberedNodes(20));
+  auto pts = r.points();
+  auto owners = r.owners();
+  ASSERT_EQ(pts.size(), r.size());
+  ASSERT_EQ(owners.size(), r.size());
+  EXPECT_FALSE(pts.empty());
+  EXPECT_EQ(pts.end() - pts.begin(), static_cast<std::ptrdiff_t>(r.size()));
+  EXPECT_EQ(std::distance(owners.begin(), owners.end()), static_cast<std::ptrdiff_t>(r.size()));
+  for (size_t i = 0; i < pts.size(); ++i) {
+    EXPECT_EQ(pts[i], *(pts.begin() + static_cast<std::ptrdiff_t>(i)));
+    EXPECT_EQ(pts.begin()[static_cast<std::ptrdiff_t>(i)], pts[i]);
+    EXPECT_LT(owners[i], 20u);
+    // The first entry of each run owns its point under >=.
+    if (i == 0 || pts[i - 1] != pts[i]) {
+      EXPECT_EQ(r.LocateHash(pts[i]), owners[i]);
+    }
+  }
+  EXPECT_TRUE(std::is_sorted(pts.begin(), pts.end()));
+  auto mid = std::lower_bound(pts.begin(), pts.end(), pts[pts.size() / 2]);
+  EXPECT_LE(static_cast<size_t>(mid - pts.begin()), pts.size() / 2);
+  EXPECT_EQ(*mid, pts[pts.size() / 2]);
+  EXPECT_TRUE(Ring().points().empty());
+}
+
+// Memory: 8 bytes per entry plus an index of fewer buckets than points (so
+// under 12 bytes per point), every byte counted.
+TEST(Ring, MemoryBytesPerPoint) {
+  for (uint32_t n : {10u, 100u, 1000u}) {
+    Ring r = Ring::Build(MakeProfile("spymemcached"), MakeNumberedNodes(n));
+    const double per_point = static_cast<double>(r.MemoryBytes()) / static_cast<double>(r.size());
+    EXPECT_GE(r.MemoryBytes(), sizeof(Ring) + (r.size() + 4) * sizeof(Ring::Entry));
+    EXPECT_GE(per_point, 8.0) << n;
+    EXPECT_LE(per_point, 12.5) << n;
+  }
 }
 
 }  // namespace

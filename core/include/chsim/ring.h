@@ -1,24 +1,37 @@
 // Ring: a Ketama consistent-hash ring (Karger et al. 1997; libketama, 2007),
 // built from a node list under a Profile.
 //
-// Points are 32-bit values in ascending order with a parallel array of owners
-// (node indexes into the list the ring was built from, in the caller's order
-// even when the profile reorders nodes). A lookup returns the owner of the
-// first point >= hash (or > hash, per profile), wrapping to the first point.
+// Layout: one array of {point, owner} entries in ascending point order (owner:
+// the node's index in the list the ring was built from, in the caller's order
+// even when the profile reorders nodes), so a lookup finds point and owner in
+// one cache line. kPad sentinel entries {UINT32_MAX, owner of entry 0} follow
+// the last entry: a scan needs no bounds test, and stopping on one is the wrap.
+// points() and owners() are strided views of that array.
 //
-// Lookups go through a bucket index on the top bits of the hash (the first
-// ring position at or after each bucket's start), then a short scan, or a
-// binary search inside the bucket when it is crowded; answers are identical to
-// std::lower_bound on the point array (tests/core/ring_test.cc).
+// A lookup returns the owner of the first point >= hash (or > hash, per
+// profile), wrapping to the first point. A bucket index on the top `bits` bits
+// of the hash (bits = floor(log2 n), so 1-2 points per bucket on average) gives
+// the first entry at or after the bucket's start; the kPad entries from there
+// are compared with the hash without branches, and as the array is sorted, the
+// count of points below the hash is the answer's offset (entries past the
+// bucket are >= its end > hash, so the count never overshoots). Only when all
+// kPad are below (a crowded bucket: ~1-3% of uniform hashes) does a branchless
+// binary search finish inside the bucket. Answers are identical to
+// std::lower_bound on the points (tests/core/ring_test.cc).
 //
+// Invariants: entries_ = size() entries sorted by point, then kPad sentinels;
+// index_ has 2^bits + 1 entries, index_[b] = first entry with point >= b << shift_,
+// index_[2^bits] = size().
 // Thread-safety: immutable after Build; any number of threads may look up.
 // Lookups are noexcept and allocation-free.
-// Stability: for a named profile, the ring layout is stable across versions.
+// Stability: for a named profile, the ring (points and owners) is stable across versions.
 #ifndef CHSIM_RING_H_
 #define CHSIM_RING_H_
 
+#include <compare>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -30,10 +43,79 @@ namespace chsim {
 
 class Ring {
  public:
+  struct Entry {
+    uint32_t point;
+    uint32_t owner;
+  };
+  // A read-only random-access view of one field of the entries, in ring order.
+  template <uint32_t Entry::*kField>
+  class Column {
+   public:
+    class iterator {
+     public:
+      using iterator_category = std::random_access_iterator_tag;
+      using iterator_concept = std::random_access_iterator_tag;
+      using value_type = uint32_t;
+      using difference_type = std::ptrdiff_t;
+      using pointer = const uint32_t*;
+      using reference = const uint32_t&;
+      iterator() = default;
+      explicit iterator(const Entry* e) noexcept : e_(e) {}
+      reference operator*() const noexcept { return e_->*kField; }
+      pointer operator->() const noexcept { return &(e_->*kField); }
+      reference operator[](difference_type i) const noexcept { return e_[i].*kField; }
+      iterator& operator++() noexcept {
+        ++e_;
+        return *this;
+      }
+      iterator operator++(int) noexcept {
+        iterator t = *this;
+        ++e_;
+        return t;
+      }
+      iterator& operator--() noexcept {
+        --e_;
+        return *this;
+      }
+      iterator operator--(int) noexcept {
+        iterator t = *this;
+        --e_;
+        return t;
+      }
+      iterator& operator+=(difference_type i) noexcept {
+        e_ += i;
+        return *this;
+      }
+      iterator& operator-=(difference_type i) noexcept {
+        e_ -= i;
+        return *this;
+      }
+      friend iterator operator+(iterator a, difference_type i) noexcept { return a += i; }
+      friend iterator operator+(difference_type i, iterator a) noexcept { return a += i; }
+      friend iterator operator-(iterator a, difference_type i) noexcept { return a -= i; }
+      friend difference_type operator-(iterator a, iterator b) noexcept { return a.e_ - b.e_; }
+      friend bool operator==(iterator a, iterator b) noexcept { return a.e_ == b.e_; }
+      friend auto operator<=>(iterator a, iterator b) noexcept { return a.e_ <=> b.e_; }
+
+     private:
+      const Entry* e_ = nullptr;
+    };
+    Column(const Entry* data, size_t n) noexcept : data_(data), n_(n) {}
+    iterator begin() const noexcept { return iterator(data_); }
+    iterator end() const noexcept { return iterator(data_ + n_); }
+    size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+    uint32_t operator[](size_t i) const noexcept { return data_[i].*kField; }
+
+   private:
+    const Entry* data_;
+    size_t n_;
+  };
+
   // Limits (enforced by Build with std::invalid_argument): at most kMaxNodes
-  // nodes and kMaxPoints points in all. Building takes about 24 bytes per point
-  // at its peak (12 resident), so the 2^28-point limit (10^6 nodes x 268
-  // points) needs about 6.4 GB; a larger ring is refused, not swapped to death.
+  // nodes and kMaxPoints points in all. Building takes about 16 bytes per point
+  // at its peak (8 to 12 resident), so the 2^28-point limit (10^6 nodes x 268
+  // points) needs about 4.3 GB; a larger ring is refused, not swapped to death.
   static constexpr size_t kMaxNodes = 1u << 24;
   static constexpr size_t kMaxPoints = size_t{1} << 28;
 
@@ -46,40 +128,42 @@ class Ring {
   // Owner of hash h (a value in the profile's 32-bit point space).
   uint32_t LocateHash(uint32_t h) const noexcept {
     if (edge_greater_) {
-      if (h == UINT32_MAX) return owners_[0];
+      if (h == UINT32_MAX) return entries_[0].owner;
       ++h;
     }
-    uint32_t lo = index_[h >> shift_];
-    uint32_t hi = index_[(h >> shift_) + 1];
-    if (hi - lo <= kScan) {
-      while (lo < hi && points_[lo] < h) ++lo;
-    } else {
-      lo = LowerBound(lo, hi, h);
-    }
-    return owners_[lo];  // owners_[size()] == owners_[0]: the wrap
+    const Entry* e = entries_.data() + index_[h >> shift_];
+    // Branch-free count of the 4 (= kPad) entries from the bucket's start below h.
+    const uint32_t below =
+        static_cast<uint32_t>(e[0].point < h) + static_cast<uint32_t>(e[1].point < h) +
+        static_cast<uint32_t>(e[2].point < h) + static_cast<uint32_t>(e[3].point < h);
+    if (below == kPad) [[unlikely]]
+      return entries_[Crowded(h)].owner;
+    return e[below].owner;
   }
 
   // Owner of a key: the profile's key hasher, low 32 bits, then LocateHash.
   uint32_t Locate(std::string_view key) const noexcept { return LocateHash(HashKey(key)); }
-  // out[i] = Locate(keys[i]) for every i, with identical answers. When the key
-  // hasher is md5, keys shorter than 56 bytes are hashed many at a time with
-  // the multi-buffer SIMD MD5 (md5_batch.h); this is the simulator's path.
+  // out[i] = Locate(keys[i]) for every i, with identical answers. Keys are
+  // hashed a chunk at a time, then searched; when the key hasher is md5, keys
+  // shorter than 56 bytes are hashed many at a time with the multi-buffer SIMD
+  // MD5 (md5_batch.h); this is the simulator's path.
   // REQUIRES: out.size() >= keys.size().
   void LocateBatch(std::span<const std::string_view> keys, std::span<uint32_t> out) const noexcept;
   // out[i] = LocateHash(hashes[i]). REQUIRES: out.size() >= hashes.size().
   void LocateHashBatch(std::span<const uint32_t> hashes, std::span<uint32_t> out) const noexcept;
 
   // The profile's key hash, low 32 bits. MD5 goes through chsim's one-block
-  // MD5 for short keys (md5_batch.h; equal to OpenSSL's, 15-25% faster).
+  // MD5 for short keys (md5_batch.h; equal to OpenSSL's, 15-25% faster), XXH3
+  // through xxHash's header-inlined code (equal to libxxhash's, no PLT hop).
   uint32_t HashKey(std::string_view key) const noexcept {
     return static_cast<uint32_t>(key_fn_(key.data(), key.size()));
   }
 
-  size_t size() const noexcept { return points_.empty() ? 0 : points_.size() - 1; }
+  size_t size() const noexcept { return entries_.empty() ? 0 : entries_.size() - kPad; }
   size_t num_nodes() const noexcept { return num_nodes_; }
   // The ring in order, duplicates included where the profile keeps them.
-  std::span<const uint32_t> points() const noexcept { return {points_.data(), size()}; }
-  std::span<const uint32_t> owners() const noexcept { return {owners_.data(), size()}; }
+  Column<&Entry::point> points() const noexcept { return {entries_.data(), size()}; }
+  Column<&Entry::owner> owners() const noexcept { return {entries_.data(), size()}; }
 
   // Exact fraction of the 2^32 hash space each node owns (sums to 1).
   std::vector<double> StructuralShares() const;
@@ -89,26 +173,18 @@ class Ring {
   size_t MemoryBytes() const noexcept;
 
  private:
-  static constexpr uint32_t kScan = 8;
-  uint32_t LowerBound(uint32_t lo, uint32_t hi, uint32_t h) const noexcept {
-    uint32_t n = hi - lo;  // Khuong & Morin's branchless lower bound; n > kScan
-    const uint32_t* base = points_.data() + lo;
-    while (n > 1) {
-      uint32_t half = n / 2;
-      base = (base[half] < h) ? base + half : base;
-      n -= half;
-    }
-    return static_cast<uint32_t>(base - points_.data()) + (*base < h ? 1 : 0);
-  }
+  static constexpr uint32_t kPad = 4;  // entries compared per lookup; sentinels
+  // Entry index of the answer for h (after the edge adjustment) when the kPad
+  // entries from its bucket's start are all below h.
+  uint32_t Crowded(uint32_t h) const noexcept;
 
-  std::vector<uint32_t> points_;  // ascending, plus one trailing sentinel
-  std::vector<uint32_t> owners_;  // parallel; owners_[size()] = owners_[0]
-  std::vector<uint32_t> index_;   // 2^bits + 1 entries
-  int shift_ = 32;
+  std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
+  std::vector<uint32_t> index_;  // 2^bits + 1 entries
+  int shift_ = 31;               // 32 - bits
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
-  HashFn key_fn_ = nullptr;  // key_hasher_->fn, or its faster equal for md5
+  HashFn key_fn_ = nullptr;  // key_hasher_->fn, or its faster equal for md5 and xxh3
   bool key_is_md5_ = false;  // key_hasher_->fn == HashMd5
 };
 
