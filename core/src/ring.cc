@@ -46,17 +46,16 @@ uint64_t HashXxh3Inline(const void* data, size_t len) noexcept { return XXH3_64b
 using Entry = Ring::Entry;
 
 // Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
-// (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 entries
-// each (libketama's LE32 slices), in the order they were added.
+// (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 points
+// each (libketama's LE32 slices), appended in the order the keys were added.
 class PointKeyBatch {
  public:
-  explicit PointKeyBatch(std::vector<Entry>* entries) : entries_(entries) {
+  explicit PointKeyBatch(std::vector<uint32_t>* points) : points_(points) {
     bytes_.reserve(kBatch * 32);
   }
-  void Add(std::string_view key, uint32_t rank, uint32_t take) {
-    ends_[n_] = bytes_.size() + key.size();
+  void Add(std::string_view key, uint32_t take) {
     bytes_.append(key);
-    rank_[n_] = rank;
+    ends_[n_] = bytes_.size();
     take_[n_] = static_cast<uint8_t>(take);
     if (++n_ == kBatch) Flush();
   }
@@ -69,7 +68,7 @@ class PointKeyBatch {
     Md5BatchDigests(std::span(views_.data(), n_), std::span(digests_.data(), n_));
     for (size_t i = 0; i < n_; ++i) {
       for (uint32_t j = 0; j < take_[i]; ++j) {
-        entries_->push_back({Md5Slice(digests_[i].data(), static_cast<int>(j)), rank_[i]});
+        points_->push_back(Md5Slice(digests_[i].data(), static_cast<int>(j)));
       }
     }
     n_ = 0;
@@ -78,50 +77,30 @@ class PointKeyBatch {
 
  private:
   static constexpr size_t kBatch = 512;
-  std::vector<Entry>* entries_;
+  std::vector<uint32_t>* points_;
   std::string bytes_;
   size_t n_ = 0;
   std::array<size_t, kBatch> ends_;
-  std::array<uint32_t, kBatch> rank_;
   std::array<uint8_t, kBatch> take_;
   std::array<std::string_view, kBatch> views_;
   std::array<std::array<uint8_t, 16>, kBatch> digests_;
 };
 
-// Stable sort of entries by point: LSD radix sort, 3 passes of 11, 11 and 10
-// bits (Knuth, TAOCP vol. 3, 5.2.5), all three histograms from one read;
-// std::stable_sort below a few thousand entries, where the histograms would
-// cost more than they save.
-void SortByPoint(std::vector<Entry>& v) {
-  if (v.size() < 4096) {
-    std::stable_sort(v.begin(), v.end(),
-                     [](const Entry& a, const Entry& b) { return a.point < b.point; });
+// Sorts entries by point, stably, when they are already in order but for
+// short runs (insertion sort: one compare per entry, and a move per inversion);
+// std::stable_sort for a long stretch, as a crowded bucket can be.
+void SortNearlySorted(Entry* first, Entry* last, uint32_t longest_bucket) {
+  if (longest_bucket > 64) {
+    std::stable_sort(first, last, [](const Entry& a, const Entry& b) { return a.point < b.point; });
     return;
   }
-  constexpr int kShift[3] = {0, 11, 22};
-  constexpr uint32_t kMask[3] = {0x7FF, 0x7FF, 0x3FF};
-  std::vector<uint32_t> count(3 * 2048, 0);
-  for (const Entry& e : v) {
-    for (int p = 0; p < 3; ++p) ++count[p * 2048 + ((e.point >> kShift[p]) & kMask[p])];
+  for (Entry* i = first + 1; i < last; ++i) {
+    if (!(i->point < (i - 1)->point)) continue;
+    const Entry v = *i;
+    Entry* j = i;
+    for (; j > first && v.point < (j - 1)->point; --j) *j = *(j - 1);
+    *j = v;
   }
-  std::unique_ptr<Entry[]> tmp(new Entry[v.size()]);  // fully written by the first pass
-  Entry* src = v.data();
-  Entry* dst = tmp.get();
-  for (int p = 0; p < 3; ++p) {
-    uint32_t* c = count.data() + p * 2048;
-    uint32_t sum = 0;
-    for (int b = 0; b < 2048; ++b) {
-      const uint32_t k = c[b];
-      c[b] = sum;
-      sum += k;
-    }
-    for (size_t i = 0; i < v.size(); ++i) {
-      const Entry e = src[i];
-      dst[c[(e.point >> kShift[p]) & kMask[p]]++] = e;
-    }
-    std::swap(src, dst);
-  }
-  if (src != v.data()) std::copy(src, src + v.size(), v.data());  // odd pass count
 }
 
 }  // namespace
@@ -157,40 +136,37 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   }
   if (total_points == 0) throw std::invalid_argument("ring would have no points");
 
-  // Entries are {point, tie rank} until sorted (rank 0 is the profile's
-  // winner). They are made in ascending rank, so a stable sort on the point
-  // alone orders the ring by (point, rank); ranks then become owners in place.
-  std::vector<Entry> entries;
-  entries.reserve(total_points + kPad);
+  // The points, node by node in rank order (rank 0 is the profile's winner
+  // of a tie), each node's point keys built in one buffer.
+  std::vector<uint32_t> points;
+  points.reserve(total_points);
   const bool later_wins = profile.tie == TieRule::kLaterWins;
   const size_t n_nodes = nodes.size();
+  auto position_of = [&](size_t rank) { return later_wins ? n_nodes - 1 - rank : rank; };
   std::string key;
-  PointKeyBatch batch(&entries);
+  PointKeyBatch batch(&points);
   for (size_t rank = 0; rank < n_nodes; ++rank) {
-    const size_t r = later_wins ? n_nodes - 1 - rank : rank;  // position in profile order
+    const size_t r = position_of(rank);
     key = PointKeyPrefix(profile, nodes[order[r]]);
     key.push_back('-');
     const size_t prefix_len = key.size();
-    char digits[16];
+    key.resize(prefix_len + 10);  // room for any uint32_t in decimal
     const uint32_t want = counts[r];
     for (uint32_t i = 0, emitted = 0; emitted < want; ++i) {
-      auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
-      (void)ec;
-      key.resize(prefix_len);
-      key.append(digits, end);
+      char* end = std::to_chars(key.data() + prefix_len, key.data() + key.size(), i).ptr;
+      const std::string_view k(key.data(), static_cast<size_t>(end - key.data()));
       if (md5x4) {
         const uint32_t take = std::min<uint32_t>(4, want - emitted);
-        batch.Add(key, static_cast<uint32_t>(rank), take);
+        batch.Add(k, take);
         emitted += take;
       } else {
-        entries.push_back(
-            {static_cast<uint32_t>((*profile.point_hasher)(key)), static_cast<uint32_t>(rank)});
+        points.push_back(static_cast<uint32_t>((*profile.point_hasher)(k)));
         ++emitted;
       }
     }
   }
   batch.Flush();
-  SortByPoint(entries);
+  const size_t made = points.size();
 
   Ring ring;
   ring.num_nodes_ = nodes.size();
@@ -200,39 +176,102 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
                  : profile.key_hasher->fn == &HashXxh3 ? &HashXxh3Inline
                                                        : profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
-  auto owner_of = [&](uint32_t rank) {
-    return order[later_wins ? static_cast<uint32_t>(n_nodes - 1 - rank) : rank];
-  };
-  // Ranks to owners, in place; a run of equal points keeps its first entry
-  // (the winner) and drops or keeps the others per profile.
-  size_t n = 0;
-  uint32_t winner = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const Entry e = entries[i];
-    const bool first_of_run = i == 0 || entries[n - 1].point != e.point;
-    if (first_of_run) winner = owner_of(e.owner);
-    if (!first_of_run && profile.duplicates == DuplicatePoints::kDrop) continue;
-    entries[n++] = {e.point,
-                    profile.duplicates == DuplicatePoints::kKeep ? owner_of(e.owner) : winner};
+
+  // Bucket index on the top `bits` bits of a point: bits = floor(log2 of the
+  // points made) puts 1-2 points in a bucket on average (fewer buckets than
+  // points: a smaller index, and with kPad = 4 compares a uniform hash still
+  // finds its answer among the first 4 entries 97-99% of the time); capped at
+  // 2^26 buckets (256 MiB, for rings of 2^27 points and more).
+  const int bits = std::clamp(static_cast<int>(std::bit_width(made)) - 1, 1, 26);
+  const int shift = 32 - bits;
+  const size_t buckets = size_t{1} << bits;
+  ring.shift_ = shift;
+
+  // A stable sort by point (so equal points stay in rank order) in two
+  // levels of counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), each
+  // pass free of data-dependent branches. First on the top (up to 8) bits,
+  // from the points into the ring's entries as {point, rank}.
+  const int top_bits = std::min(bits, 8);
+  const int top_shift = 32 - top_bits;
+  const size_t tops = size_t{1} << top_bits;
+  std::array<uint32_t, 257> top_start{};  // counts, then starts; [tops] = made
+  for (uint32_t p : points) ++top_start[(p >> top_shift) + 1];
+  for (size_t t = 0; t < tops; ++t) top_start[t + 1] += top_start[t];
+  std::vector<Entry> entries;
+  entries.reserve(made + kPad);
+  entries.resize(made);
+  {
+    std::array<uint32_t, 256> head;
+    std::copy(top_start.begin(), top_start.begin() + tops, head.begin());
+    size_t i = 0;
+    for (size_t rank = 0; rank < n_nodes; ++rank) {
+      const size_t end = i + counts[position_of(rank)];
+      for (; i < end; ++i) {
+        const uint32_t p = points[i];
+        entries[head[p >> top_shift]++] = {p, static_cast<uint32_t>(rank)};
+      }
+    }
   }
+  points = {};
+
+  // Then each top bucket (about 1/256 of the ring): a counting sort on the
+  // index's remaining bits into a buffer, an insertion sort for the order
+  // inside an index bucket, and a pass that turns ranks into owners, keeps a
+  // run of equal points' first entry (the winner), drops or keeps the others
+  // per profile, and writes them back in place from the front. Index bucket b
+  // starts where its entries were placed, less the entries dropped before it.
+  const int fine_bits = bits - top_bits;
+  const size_t fines = size_t{1} << fine_bits;
+  const uint32_t fine_mask = static_cast<uint32_t>(fines - 1);
+  uint32_t largest_top = 0;
+  for (size_t t = 0; t < tops; ++t) {
+    largest_top = std::max(largest_top, top_start[t + 1] - top_start[t]);
+  }
+  std::unique_ptr<Entry[]> buf(new Entry[largest_top]);  // written before read
+  std::vector<uint32_t> fine_start(fines + 1);
+  std::vector<uint32_t> next(fines);  // write heads of the index buckets
+  std::vector<uint32_t> dropped_in;   // index bucket of each entry dropped in this top bucket
+  std::vector<uint32_t>& index = ring.index_;
+  index.resize(buckets + 1);
+  auto owner_of = [&](uint32_t rank) { return order[position_of(rank)]; };
+  const DuplicatePoints dup = profile.duplicates;
+  size_t n = 0;  // entries kept so far; never past the first entry not yet in buf
+  uint32_t winner = 0;
+  for (size_t t = 0; t < tops; ++t) {
+    const Entry* first = entries.data() + top_start[t];
+    const Entry* last = entries.data() + top_start[t + 1];
+    const uint32_t len = top_start[t + 1] - top_start[t];
+    std::fill(fine_start.begin(), fine_start.end(), 0);
+    for (const Entry* e = first; e < last; ++e) ++fine_start[((e->point >> shift) & fine_mask) + 1];
+    uint32_t longest = 0;
+    for (size_t f = 0; f < fines; ++f) {
+      longest = std::max(longest, fine_start[f + 1]);
+      fine_start[f + 1] += fine_start[f];
+    }
+    std::copy(fine_start.begin(), fine_start.end() - 1, next.begin());
+    for (const Entry* e = first; e < last; ++e) buf[next[(e->point >> shift) & fine_mask]++] = *e;
+    SortNearlySorted(buf.get(), buf.get() + len, longest);
+    const size_t base = n;
+    dropped_in.clear();
+    for (uint32_t i = 0; i < len; ++i) {
+      const Entry e = buf[i];
+      const bool first_of_run = n == 0 || entries[n - 1].point != e.point;
+      if (first_of_run) winner = owner_of(e.owner);
+      if (!first_of_run && dup == DuplicatePoints::kDrop) [[unlikely]] {
+        dropped_in.push_back((e.point >> shift) & fine_mask);
+        continue;
+      }
+      entries[n++] = {e.point, dup == DuplicatePoints::kKeep ? owner_of(e.owner) : winner};
+    }
+    size_t d = 0;
+    for (size_t f = 0; f < fines; ++f) {
+      while (d < dropped_in.size() && dropped_in[d] < f) ++d;
+      index[t << fine_bits | f] = static_cast<uint32_t>(base + fine_start[f] - d);
+    }
+  }
+  index[buckets] = static_cast<uint32_t>(n);
   entries.resize(n);
   entries.insert(entries.end(), kPad, Entry{UINT32_MAX, entries[0].owner});  // sentinels: the wrap
-
-  // Bucket index on the top `bits` bits: index_[b] = first entry whose point
-  // >= b << shift. bits = floor(log2 n) puts 1-2 points in a bucket on average
-  // (fewer buckets than points: a smaller index, and with kPad = 4 compares a
-  // uniform hash still finds its answer in the first 4 entries 97-99% of the
-  // time); capped at 2^26 buckets (256 MiB, a ring of 2^27+ points).
-  const int bits = std::clamp(static_cast<int>(std::bit_width(n)) - 1, 1, 26);
-  ring.shift_ = 32 - bits;
-  const size_t buckets = size_t{1} << bits;
-  ring.index_.resize(buckets + 1);
-  size_t b = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t bucket = entries[i].point >> ring.shift_;
-    while (b <= bucket) ring.index_[b++] = static_cast<uint32_t>(i);
-  }
-  while (b <= buckets) ring.index_[b++] = static_cast<uint32_t>(n);
   ring.entries_ = std::move(entries);
   return ring;
 }

@@ -10,14 +10,14 @@
 //
 // A lookup returns the owner of the first point >= hash (or > hash, per
 // profile), wrapping to the first point. A bucket index on the top `bits` bits
-// of the hash (bits = floor(log2 n), so 1-2 points per bucket on average) gives
-// the first entry at or after the bucket's start; the kPad entries from there
-// are compared with the hash without branches, and as the array is sorted, the
-// count of points below the hash is the answer's offset (entries past the
-// bucket are >= its end > hash, so the count never overshoots). Only when all
-// kPad are below (a crowded bucket: ~1-3% of uniform hashes) does a branchless
-// binary search finish inside the bucket. Answers are identical to
-// std::lower_bound on the points (tests/core/ring_test.cc).
+// of the hash (bits = floor(log2 of the points made), capped at 26: 1-2 points
+// per bucket on average) gives the first entry at or after the bucket's start;
+// the kPad entries from there are compared with the hash without branches, and
+// as the array is sorted, the count of points below the hash is the answer's
+// offset (entries past the bucket are >= its end > hash, so the count never
+// overshoots). Only when all kPad are below (a crowded bucket: ~1-3% of
+// uniform hashes) does a branchless binary search finish inside the bucket.
+// Answers are identical to std::lower_bound on the points (tests/core/ring_test.cc).
 //
 // Invariants: entries_ = size() entries sorted by point, then kPad sentinels;
 // index_ has 2^bits + 1 entries, index_[b] = first entry with point >= b << shift_,
@@ -113,9 +113,9 @@ class Ring {
   };
 
   // Limits (enforced by Build with std::invalid_argument): at most kMaxNodes
-  // nodes and kMaxPoints points in all. Building takes about 16 bytes per point
+  // nodes and kMaxPoints points in all. Building takes about 12 bytes per point
   // at its peak (8 to 12 resident), so the 2^28-point limit (10^6 nodes x 268
-  // points) needs about 4.3 GB; a larger ring is refused, not swapped to death.
+  // points) needs about 3.2 GB; a larger ring is refused, not swapped to death.
   static constexpr size_t kMaxNodes = 1u << 24;
   static constexpr size_t kMaxPoints = size_t{1} << 28;
 
