@@ -1,6 +1,8 @@
 #include "chsim/sim/key_shape.h"
 
+#include <bit>
 #include <charconv>
+#include <cstring>
 
 #include "chsim/sim/errors.h"
 #include "chsim/sim/rng.h"
@@ -20,14 +22,6 @@ bool ParseUint(std::string_view s, uint32_t* out) {
   return ec == std::errc() && p == s.data() + s.size();
 }
 
-void AppendDecimal(uint64_t v, uint32_t width, std::string* out) {
-  char buf[24];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  size_t len = static_cast<size_t>(p - buf);
-  if (len < width) out->append(width - len, '0');
-  out->append(buf, len);
-}
-
 }  // namespace
 
 KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
@@ -35,7 +29,10 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
   std::string literal;
   auto flush = [&] {
     if (!literal.empty()) {
-      k.parts_.push_back(Part{Kind::kLiteral, literal});
+      Part part{Kind::kLiteral, literal};
+      part.min = part.max = static_cast<uint32_t>(literal.size());
+      part.text.resize((literal.size() + 15) / 16 * 16, '\0');  // whole 16-byte copies
+      k.parts_.push_back(std::move(part));
       k.max_length_ += literal.size();
       literal.clear();
     }
@@ -116,49 +113,240 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
 }
 
 void KeyShape::Render(uint64_t index, uint64_t seed, std::string* out) const {
-  static constexpr char kHex[] = "0123456789abcdef";
-  static constexpr char kAlnum[] =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  out->clear();
-  SplitMix64 rng(seed);
+  out->resize(max_length_ + kRenderSlack);
+  out->resize(RenderTo(index, seed, out->data()));
+}
+
+namespace {
+
+// SplitMix64 (rng.h) with its state in view: value k of the stream from state
+// s is Mix(s + k * gamma), so words ahead can be made out of order and the
+// state then skipped past the ones a key used. Same values as SplitMix64
+// (tests/sim/key_shape_test.cc renders through SplitMix64 and compares).
+class Stream {
+ public:
+  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
+  explicit Stream(uint64_t seed) noexcept : s_(seed) {}
+  uint64_t Next() noexcept {
+    uint64_t x = Mix(s_);
+    s_ += kGamma;
+    return x;
+  }
+  uint64_t state() const noexcept { return s_; }
+  void Skip(uint64_t k) noexcept { s_ += k * kGamma; }
+  // Lemire's exact bounded integer, as SplitMix64::Below. REQUIRES: range > 0.
+  uint64_t Below(uint64_t range) noexcept {
+    unsigned __int128 m = static_cast<unsigned __int128>(Next()) * range;
+    uint64_t low = static_cast<uint64_t>(m);
+    if (low < range) {
+      const uint64_t threshold = -range % range;
+      while (low < threshold) {
+        m = static_cast<unsigned __int128>(Next()) * range;
+        low = static_cast<uint64_t>(m);
+      }
+    }
+    return static_cast<uint64_t>(m >> 64);
+  }
+
+ private:
+  uint64_t s_;
+};
+
+// Random characters, 8 per SplitMix64 word: byte k of a word (bits 8k..8k+7,
+// low byte first) gives character k:
+//   hex:   "0123456789abcdef"[byte & 15]
+//   alnum: "0-9A-Za-z"[(byte * 62) >> 8]  (Lemire's multiply-shift onto 0..61)
+//   bytes: the byte itself
+// Four words (32 characters) at a time in 256-bit vectors (GCC vector
+// extensions; AVX2 when the CPU has it, see RenderBlock): SplitMix64's output
+// function on four states at once, then a table-free mapping. Always makes
+// `words` words rounded up to 4 (the part's longest key), so the loop has the
+// same trip count for every key (a variable one costs a mispredicted exit per
+// key), stores them whole, then advances rng past the ceil(len / 8) words the
+// key used. Stores may run up to 31 bytes past a part's longest key, into room
+// the caller reserves (max_length() + kRenderSlack) and later parts or keys
+// overwrite. Vectors stay inside this function (passing 32-byte vectors
+// between functions depends on the ISA).
+using U64x4 = uint64_t __attribute__((vector_size(32)));
+using U16x16 = uint16_t __attribute__((vector_size(32)));
+using I8x32 = int8_t __attribute__((vector_size(32)));
+static_assert(kRenderSlack >= 31);
+
+enum CharKind { kHexChars, kAlnumChars, kRawBytes };
+
+template <CharKind kKind>
+[[gnu::always_inline]] inline char* RandomChars(Stream& rng, uint32_t len, uint32_t words,
+                                                char* out) noexcept {
+  constexpr uint64_t g = Stream::kGamma;
+  for (uint32_t w = 0; w < words; w += 4) {
+    // States s + (w + 1 + lane) * gamma: Mix adds the first gamma itself (rng.h).
+    U64x4 x = rng.state() + uint64_t{w} * g + U64x4{1 * g, 2 * g, 3 * g, 4 * g};
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    x = x ^ (x >> 31);
+    if constexpr (std::endian::native == std::endian::big) {
+      for (int k = 0; k < 4; ++k) x[k] = __builtin_bswap64(x[k]);
+    }
+    if constexpr (kKind == kHexChars) {
+      I8x32 i = reinterpret_cast<I8x32>(x) & 15;
+      x = reinterpret_cast<U64x4>(i + '0' + ((i > 9) & int8_t{'a' - '0' - 10}));
+    } else if constexpr (kKind == kAlnumChars) {
+      // Each byte times 62 in its 16-bit lane (< 2^14: no carry into the next byte).
+      U16x16 v = reinterpret_cast<U16x16>(x);
+      U16x16 low = ((v & 0xff) * 62) >> 8;     // even bytes' index, in the low byte
+      U16x16 high = ((v >> 8) * 62) & 0xff00;  // odd bytes' index, in the high byte
+      I8x32 i = reinterpret_cast<I8x32>(low | high);  // 0..61 per byte
+      x = reinterpret_cast<U64x4>(i + '0' + ((i > 9) & int8_t{'A' - '0' - 10}) +
+                                  ((i > 35) & int8_t{'a' - 'A' - 26}));
+    }
+    std::memcpy(out + 8 * w, &x, 32);
+  }
+  rng.Skip((len + 7) / 8);
+  return out + len;
+}
+
+// "00" .. "99".
+constexpr struct Digits2 {
+  char c[200];
+  constexpr Digits2() : c() {
+    for (int i = 0; i < 100; ++i) {
+      c[2 * i] = static_cast<char>('0' + i / 10);
+      c[2 * i + 1] = static_cast<char>('0' + i % 10);
+    }
+  }
+} kDigits2;
+
+// Writes the 4 digits of x < 10^4 (zero-padded).
+[[gnu::always_inline]] inline void Write4(uint32_t x, char* p) noexcept {
+  std::memcpy(p, kDigits2.c + 2 * (x / 100), 2);
+  std::memcpy(p + 2, kDigits2.c + 2 * (x % 100), 2);
+}
+// Writes the 8 digits of x < 10^8 (zero-padded).
+[[gnu::always_inline]] inline void Write8(uint32_t x, char* p) noexcept {
+  Write4(x / 10000, p);
+  Write4(x % 10000, p + 4);
+}
+
+constexpr uint64_t kPow10[20] = {1ULL,
+                                 10ULL,
+                                 100ULL,
+                                 1000ULL,
+                                 10000ULL,
+                                 100000ULL,
+                                 1000000ULL,
+                                 10000000ULL,
+                                 100000000ULL,
+                                 1000000000ULL,
+                                 10000000000ULL,
+                                 100000000000ULL,
+                                 1000000000000ULL,
+                                 10000000000000ULL,
+                                 100000000000000ULL,
+                                 1000000000000000ULL,
+                                 10000000000000000ULL,
+                                 100000000000000000ULL,
+                                 1000000000000000000ULL,
+                                 10000000000000000000ULL};
+
+// v in decimal, zero-padded to `width` digits. Digits come in independent
+// 8-digit chunks (divisions by constants: multiplies), so the work is a few
+// short dependency chains instead of one chain of 20 divisions; the digit
+// count is log10 from the bit width (x 1233 / 4096 ~ log10 2) corrected by one
+// comparison. Always stores 32 bytes (kRenderSlack takes the rest).
+// REQUIRES: width <= 20.
+[[gnu::always_inline]] inline char* Decimal(uint64_t v, uint32_t width, char* out) noexcept {
+  const uint32_t t = static_cast<uint32_t>((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+  const uint32_t n = t + 1 - ((v | 1) < kPow10[t] ? 1 : 0);  // digits of v, 1..20 (0 has one)
+  const uint32_t total = n > width ? n : width;
+  char buf[56];  // 20 digits at [4, 24), zero-padded; read as [24 - total, 56 - total)
+  std::memcpy(buf, "000000000000000000000000", 24);
+  if (v < kPow10[8]) {
+    Write8(static_cast<uint32_t>(v), buf + 16);
+  } else {
+    Write8(static_cast<uint32_t>(v % kPow10[8]), buf + 16);
+    Write8(static_cast<uint32_t>(v / kPow10[8] % kPow10[8]), buf + 8);
+    Write4(static_cast<uint32_t>(v / kPow10[16]), buf + 4);
+  }
+  std::memcpy(out, buf + 24 - total, 32);
+  return out + total;
+}
+
+}  // namespace
+
+// The key for (index, seed); the body of RenderTo, inlined into each
+// RenderBlock variant.
+[[gnu::always_inline]] inline size_t KeyShape::RenderImpl(uint64_t index, uint64_t seed,
+                                                         char* out) const noexcept {
+  char* const begin = out;
+  Stream rng(seed);
   for (const Part& p : parts_) {
     switch (p.kind) {
-      case Kind::kLiteral:
-        out->append(p.text);
+      case Kind::kLiteral:  // text is padded to 16 bytes; the slack takes the overrun
+        for (uint32_t k = 0; k < p.min; k += 16) std::memcpy(out + k, p.text.data() + k, 16);
+        out += p.min;
         break;
       case Kind::kIndex:
-        AppendDecimal(index, p.min, out);
+        out = Decimal(index, p.min, out);
         break;
       case Kind::kNumber:
-        AppendDecimal(rng.Next() >> 1, 0, out);
+        out = Decimal(rng.Next() >> 1, 0, out);
         break;
       case Kind::kHex:
       case Kind::kAlnum:
       case Kind::kBytes: {
         uint32_t len = p.min == p.max ? p.min : p.min + static_cast<uint32_t>(
                                                             rng.Below(p.max - p.min + 1));
-        uint64_t bits = 0;
-        int left = 0;
-        for (uint32_t j = 0; j < len; ++j) {
-          if (left < 8) {
-            bits = rng.Next();
-            left = 64;
-          }
-          unsigned byte = static_cast<unsigned>(bits & 0xff);
-          bits >>= 8;
-          left -= 8;
-          if (p.kind == Kind::kHex) {
-            out->push_back(kHex[byte & 15]);
-          } else if (p.kind == Kind::kAlnum) {
-            out->push_back(kAlnum[(byte * 62) >> 8]);
-          } else {
-            out->push_back(static_cast<char>(byte));
-          }
-        }
+        const uint32_t words = (p.max + 7) / 8;
+        out = p.kind == Kind::kHex     ? RandomChars<kHexChars>(rng, len, words, out)
+              : p.kind == Kind::kAlnum ? RandomChars<kAlnumChars>(rng, len, words, out)
+                                       : RandomChars<kRawBytes>(rng, len, words, out);
         break;
       }
     }
   }
+  return static_cast<size_t>(out - begin);
+}
+
+size_t KeyShape::RenderTo(uint64_t index, uint64_t seed, char* out) const noexcept {
+  return RenderImpl(index, seed, out);
+}
+
+[[gnu::always_inline]] inline void KeyShape::RenderLoop(const uint64_t* index,
+                                                       const uint64_t* seed, size_t count,
+                                                       char* out,
+                                                       std::string_view* keys) const noexcept {
+  for (size_t j = 0; j < count; ++j) {
+    size_t len = RenderImpl(index[j], seed[j], out);
+    keys[j] = std::string_view(out, len);
+    out += len;
+  }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// The same loop compiled for AVX2 (four 64-bit lanes per vector), chosen at
+// run time; identical output.
+__attribute__((target("avx2"))) void KeyShape::RenderLoopAvx2(
+    const uint64_t* index, const uint64_t* seed, size_t count, char* out,
+    std::string_view* keys) const noexcept {
+  RenderLoop(index, seed, count, out, keys);
+}
+#endif
+
+void KeyShape::RenderBlock(std::span<const uint64_t> index, std::span<const uint64_t> seed,
+                           KeyBlock* block) const {
+  const size_t count = index.size();
+  if (block->bytes.size() < count * max_length_ + kRenderSlack) {
+    block->bytes.resize(count * max_length_ + kRenderSlack);
+  }
+  block->keys.resize(count);
+#if defined(__x86_64__) && defined(__GNUC__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    RenderLoopAvx2(index.data(), seed.data(), count, block->bytes.data(), block->keys.data());
+    return;
+  }
+#endif
+  RenderLoop(index.data(), seed.data(), count, block->bytes.data(), block->keys.data());
 }
 
 }  // namespace chsim::sim

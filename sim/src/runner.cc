@@ -13,6 +13,7 @@
 #include "chsim/sim/deployment.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/interrupt.h"
+#include "chsim/sim/key_hashing.h"
 #include "chsim/sim/metrics.h"
 #include "chsim/sim/progress.h"
 #include "chsim/sim/stats.h"
@@ -21,11 +22,12 @@
 namespace chsim::sim {
 namespace {
 
-constexpr uint64_t kBlock = 4096;          // units per parallel block
+constexpr uint64_t kBlock = 1024;  // units per parallel block: its keys (~40 KB) stay in L1/L2
 constexpr size_t kMaxTransitionNodes = 256;  // transition matrix only for small clusters
 
 // Integer tallies of one pass over the workload (exact, order-independent).
-struct Tally {
+// Cache-line aligned: each thread owns one, side by side in a vector.
+struct alignas(64) Tally {
   std::vector<uint64_t> cur, prev, moved_in, moved_out;
   uint64_t units = 0, moved = 0, survivors = 0, from_start = 0;
   Eigen::MatrixXd transitions;  // prev node x cur node, when asked
@@ -62,28 +64,41 @@ struct PassInput {
   bool transitions;
 };
 
-// Counts one batch of located units into `t`.
+// Counts one batch of located units into `t`. Scalars accumulate in locals:
+// a store to t.units per unit would alias t.cur's elements and stay in the
+// loop.
 void Count(const PassInput& in, std::span<const uint32_t> c, std::span<const uint32_t> p,
            std::span<const uint32_t> s0, std::span<const uint64_t> weights, Tally& t) {
+  uint64_t* const cur = t.cur.data();
+  if (!in.prev && weights.empty()) {  // balance only: the common, hot case
+    for (size_t i = 0; i < c.size(); ++i) ++cur[c[i]];
+    t.units += c.size();
+    return;
+  }
   const std::vector<bool>& live_cur = in.cur->live();
   const std::vector<bool>* live_prev = in.prev ? &in.prev->live() : nullptr;
+  uint64_t units = 0, moved = 0, survivors = 0, from_start = 0;
   for (size_t i = 0; i < c.size(); ++i) {
     uint64_t w = weights.empty() ? 1 : weights[i];
-    t.units += w;
-    t.cur[c[i]] += w;
+    units += w;
+    cur[c[i]] += w;
     if (!in.prev) continue;
     t.prev[p[i]] += w;
     if (t.transitions.size()) t.transitions(p[i], c[i]) += static_cast<double>(w);
     if (p[i] != c[i]) {
-      t.moved += w;
+      moved += w;
       t.moved_in[c[i]] += w;
       t.moved_out[p[i]] += w;
       bool from_survivor = live_cur[p[i]];
       bool to_survivor = c[i] < live_prev->size() && (*live_prev)[c[i]];
-      if (from_survivor && to_survivor) t.survivors += w;
+      if (from_survivor && to_survivor) survivors += w;
     }
-    if (s0[i] != c[i]) t.from_start += w;
+    if (s0[i] != c[i]) from_start += w;
   }
+  t.units += units;
+  t.moved += moved;
+  t.survivors += survivors;
+  t.from_start += from_start;
 }
 
 // One pass over the workload: every unit located under cur (and prev/start).
@@ -101,7 +116,6 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
     in.cur->ResetAssignments();
     if (in.prev) in.prev->ResetAssignments();
     if (in.start) in.start->ResetAssignments();
-    std::string key;
     uint32_t c[1], p[1], s0[1];
     uint64_t weight[1];
     auto one = [&](std::string_view k, uint64_t wt) {
@@ -115,13 +129,13 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
       Count(in, c, p, s0, weight, total);
     };
     if (w.indexed()) {
-      for (uint64_t u = 0; u < w.units(); ++u) {
-        if ((u & (kBlock - 1)) == 0) {
-          ThrowIfStopped();
-          if (progress && u) progress->Add(kBlock * locates);
-        }
-        w.KeyAt(u, &key);
-        one(key, 1);
+      KeyBlock block;
+      for (uint64_t u = 0; u < w.units(); u += kBlock) {
+        ThrowIfStopped();
+        const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, w.units() - u));
+        w.KeysAt(u, m, &block);
+        for (std::string_view k : block.keys) one(k, 1);
+        if (progress) progress->Add(m * locates);
       }
     } else {
       uint64_t n = 0;
@@ -180,7 +194,7 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
     try {
       Tally& t = tallies[id];
       t.Init(g, remap, in.transitions);
-      std::string key;
+      KeyBlock block;
       std::vector<uint64_t> hashes(kBlock);
       std::vector<uint32_t> c(kBlock), p(kBlock), s0(kBlock);
       for (;;) {
@@ -189,10 +203,8 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
         ThrowIfStopped();
         uint64_t begin = b * kBlock, end = std::min(units, begin + kBlock);
         size_t m = static_cast<size_t>(end - begin);
-        for (size_t j = 0; j < m; ++j) {
-          w.KeyAt(begin + j, &key);
-          hashes[j] = hasher(key);
-        }
+        w.KeysAt(begin, m, &block);  // render, then hash the block (SIMD MD5)
+        HashKeys(hasher, block.keys, {hashes.data(), m});
         locate_batch({hashes.data(), m}, {}, c, p, s0, t);
         if (progress) progress->Add(m * locates);
       }

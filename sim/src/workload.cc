@@ -54,6 +54,40 @@ void Workload::KeyAt(uint64_t u, std::string* out) const {
   }
 }
 
+void Workload::KeysAt(uint64_t begin, size_t count, KeyBlock* block) const {
+  block->index.resize(count);
+  block->seed.resize(count);
+  uint64_t* index = block->index.data();
+  uint64_t* seed = block->seed.data();
+  const uint64_t s = seed_;
+  switch (config_.type) {
+    case WorkloadConfig::Type::kUniform:
+      for (size_t j = 0; j < count; ++j) {
+        index[j] = begin + j;
+        seed[j] = Derive(s, begin + j);
+      }
+      break;
+    case WorkloadConfig::Type::kSequential:
+      for (size_t j = 0; j < count; ++j) {
+        index[j] = config_.start + (begin + j) * config_.step;
+        seed[j] = Derive(s, index[j]);
+      }
+      break;
+    case WorkloadConfig::Type::kZipf:
+      for (size_t j = 0; j < count; ++j) {
+        SplitMix64 rng(Derive(s ^ 0x5a17f00dULL, begin + j));
+        uint64_t rank = zipf_->Sample(rng);
+        index[j] = rank - 1;
+        seed[j] = Derive(s, rank);
+      }
+      break;
+    case WorkloadConfig::Type::kFile:  // not indexed: empty keys
+      block->keys.assign(count, std::string_view());
+      return;
+  }
+  shape_.RenderBlock(block->index, block->seed, block);
+}
+
 void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>& f) const {
   FILE* in = std::fopen(config_.path.c_str(), "rb");
   if (in == nullptr) {

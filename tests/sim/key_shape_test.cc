@@ -1,13 +1,17 @@
 // Key shapes and node naming patterns: rendering, determinism, and one-line
 // errors for malformed templates.
+#include "chsim/sim/key_shape.h"
+
 #include <gtest/gtest.h>
 
+#include <charconv>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "chsim/sim/errors.h"
-#include "chsim/sim/key_shape.h"
 #include "chsim/sim/node_pattern.h"
+#include "chsim/sim/rng.h"
 
 namespace chsim::sim {
 namespace {
@@ -77,6 +81,118 @@ TEST(NodePatternTest, ArithmeticLeftToRight) {
 TEST(NodePatternTest, BadPatterns) {
   for (const char* bad : {"fixed", "a b{i}", "{j}", "{i/0}", "{i^2}", "{i", "x}{i}"}) {
     EXPECT_THROW(NodePattern::Compile(bad, "t"), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace chsim::sim
+
+namespace chsim::sim {
+namespace {
+
+// The renderer as first written (one SplitMix64 draw at a time, std::to_chars,
+// character tables): the fast RenderTo/RenderBlock must give the same bytes,
+// since keys feed every sampled metric.
+std::string ReferenceRender(std::string_view shape, uint64_t index, uint64_t seed) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  static constexpr char kAlnum[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string out;
+  SplitMix64 rng(seed);
+  auto decimal = [&](uint64_t v, size_t width) {
+    char buf[24];
+    auto [p, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    size_t len = static_cast<size_t>(p - buf);
+    if (len < width) out.append(width - len, '0');
+    out.append(buf, len);
+  };
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != '{' && shape[i] != '}') {
+      out += shape[i];
+      continue;
+    }
+    if (shape[i + 1] == shape[i]) {  // "{{" or "}}"
+      out += shape[i++];
+      continue;
+    }
+    size_t close = shape.find('}', i);
+    std::string body(shape.substr(i + 1, close - i - 1));
+    i = close;
+    std::string name = body.substr(0, body.find(':'));
+    std::string arg = body.find(':') == std::string::npos ? "" : body.substr(name.size() + 1);
+    if (name == "i") {
+      decimal(index, arg.empty() ? 0 : std::stoul(arg.substr(1)));
+    } else if (name == "n") {
+      decimal(rng.Next() >> 1, 0);
+    } else {
+      size_t dash = arg.find('-');
+      uint32_t lo = std::stoul(arg.substr(0, dash));
+      uint32_t hi = dash == std::string::npos ? lo : std::stoul(arg.substr(dash + 1));
+      uint32_t len = lo == hi ? lo : lo + static_cast<uint32_t>(rng.Below(hi - lo + 1));
+      uint64_t bits = 0;
+      int left = 0;
+      for (uint32_t j = 0; j < len; ++j) {
+        if (left < 8) {
+          bits = rng.Next();
+          left = 64;
+        }
+        unsigned byte = static_cast<unsigned>(bits & 0xff);
+        bits >>= 8;
+        left -= 8;
+        out += name == "hex"     ? kHex[byte & 15]
+               : name == "alnum" ? kAlnum[(byte * 62) >> 8]
+                                 : static_cast<char>(byte);
+      }
+    }
+  }
+  return out;
+}
+
+TEST(KeyShapeTest, FastRenderEqualsTheReference) {
+  const char* shapes[] = {"user:{n}",
+                          "{alnum:16-32}",
+                          "{alnum:1-70}",
+                          "k{hex:13}:{i:07}-{alnum:3}",
+                          "{bytes:1-100}",
+                          "{hex:64}x{bytes:9}{hex:1}",
+                          "{{{i}}}-{n}{n}",
+                          "a-literal-longer-than-sixteen-bytes:{i:020}/{alnum:33-40}",
+                          "{i}"};
+  std::vector<uint64_t> indexes = {0,
+                                   1,
+                                   9,
+                                   10,
+                                   99,
+                                   100,
+                                   UINT64_MAX,
+                                   10000000000000000000ULL,
+                                   9999999999999999999ULL,
+                                   99999999,
+                                   100000000};
+  for (uint64_t p = 1; p != 0 && p <= UINT64_MAX / 10; p *= 10) {
+    indexes.push_back(p - 1);
+    indexes.push_back(p);
+    indexes.push_back(p + 1);
+  }
+  SplitMix64 draw(42);
+  for (int k = 0; k < 300; ++k) indexes.push_back(draw.Next() >> (draw.Next() % 64));
+  std::string out;
+  for (const char* shape : shapes) {
+    KeyShape s = KeyShape::Compile(shape, "t");
+    std::vector<uint64_t> index, seed;
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      index.push_back(indexes[k]);
+      seed.push_back(draw.Next());
+      s.Render(index.back(), seed.back(), &out);
+      ASSERT_EQ(out, ReferenceRender(shape, index.back(), seed.back()))
+          << shape << " index " << index.back();
+    }
+    // The block renderer (the runner's path) packs the same keys back to back.
+    KeyBlock block;
+    s.RenderBlock(index, seed, &block);
+    ASSERT_EQ(block.keys.size(), index.size());
+    for (size_t k = 0; k < index.size(); ++k) {
+      ASSERT_EQ(block.keys[k], ReferenceRender(shape, index[k], seed[k])) << shape << " #" << k;
+    }
   }
 }
 

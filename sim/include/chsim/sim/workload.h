@@ -38,6 +38,9 @@ class Workload {
   uint64_t units() const noexcept;
   // Writes the key of unit u into *out (weight 1). REQUIRES: indexed().
   void KeyAt(uint64_t u, std::string* out) const;
+  // Fills *block with the keys of units [begin, begin + count), each equal to
+  // KeyAt's. REQUIRES: indexed().
+  void KeysAt(uint64_t begin, size_t count, KeyBlock* block) const;
 
   // File workloads: calls f(key, weight) for every line, in file order; stops
   // early when f returns false. Throws UsageError "FILE:LINE: ..." for a bad
