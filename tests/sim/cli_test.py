@@ -72,7 +72,11 @@ def test_schemas(tmp):
                    if n.endswith(".json") and n != "schema.json")
     if len(names) < 6:
         fail(f"expected the default suite in scenarios/, found {names}")
-    for name in names:
+    perf = sorted(os.path.join("perf", n) for n in os.listdir(os.path.join(SOURCE, "scenarios", "perf"))
+                  if n.endswith(".json"))  # the runner-speed scenarios (scenarios/perf/measure)
+    if len(perf) < 2:
+        fail(f"expected the runner-speed scenarios in scenarios/perf/, found {perf}")
+    for name in names + perf:
         with open(os.path.join(SOURCE, "scenarios", name)) as f:
             jsonschema.validate(json.load(f), scenario_schema)
         run(["validate", os.path.join(SOURCE, "scenarios", name)])
