@@ -12,12 +12,6 @@
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
 
-// XXH3 inlined from xxHash's header (its functions become static here): the
-// same code as libxxhash 0.8's XXH3_64bits (its output is frozen since 0.8.0),
-// without the PLT call. tests/core/ring_test.cc checks it against HashXxh3.
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 namespace chsim {
 namespace {
 
@@ -40,8 +34,6 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
 
 // HashMd5 through the own one-block MD5 (Md5Le32): same values.
 uint64_t HashMd5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
-// HashXxh3 through the header-inlined XXH3: same values.
-uint64_t HashXxh3Inline(const void* data, size_t len) noexcept { return XXH3_64bits(data, len); }
 
 using Entry = Ring::Entry;
 
@@ -172,9 +164,8 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
   ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
-  ring.key_fn_ = ring.key_is_md5_                      ? &HashMd5OneBlock
-                 : profile.key_hasher->fn == &HashXxh3 ? &HashXxh3Inline
-                                                       : profile.key_hasher->fn;
+  ring.key_is_xxh3_ = profile.key_hasher->fn == &HashXxh3;
+  ring.key_fn_ = ring.key_is_md5_ ? &HashMd5OneBlock : profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
 
   // Bucket index on the top `bits` bits of a point: bits = floor(log2 of the
@@ -314,6 +305,10 @@ std::vector<double> Ring::StructuralShares() const {
   std::vector<double> shares(arcs.size());
   for (size_t i = 0; i < arcs.size(); ++i) shares[i] = static_cast<double>(arcs[i]) / 4294967296.0;
   return shares;
+}
+
+uint32_t Ring::LocateByFn(std::string_view key) const noexcept {
+  return LocateHash(static_cast<uint32_t>(key_fn_(key.data(), key.size())));
 }
 
 void Ring::LocateHashBatch(std::span<const uint32_t> hashes,

@@ -39,6 +39,21 @@
 #include "chsim/node.h"
 #include "chsim/profile.h"
 
+// XXH3 from xxHash's header, inlined into Locate: XXH_INLINE_ALL makes its
+// functions static under an XXH_INLINE_ prefix (no clash with libxxhash's),
+// the same code as libxxhash 0.8's XXH3_64bits, whose output is frozen since
+// 0.8.0 (tests/core/ring_test.cc checks them equal). A call per key costs
+// ~25% of an XXH3 lookup: it holds fewer lookups in flight.
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#define CHSIM_RING_H_XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+#ifdef CHSIM_RING_H_XXH_INLINE_ALL
+#undef XXH_INLINE_ALL
+#undef CHSIM_RING_H_XXH_INLINE_ALL
+#endif
+
 namespace chsim {
 
 class Ring {
@@ -142,7 +157,10 @@ class Ring {
   }
 
   // Owner of a key: the profile's key hasher, low 32 bits, then LocateHash.
-  uint32_t Locate(std::string_view key) const noexcept { return LocateHash(HashKey(key)); }
+  uint32_t Locate(std::string_view key) const noexcept {
+    if (key_is_xxh3_) return LocateHash(static_cast<uint32_t>(XXH3_64bits(key.data(), key.size())));
+    return LocateByFn(key);
+  }
   // out[i] = Locate(keys[i]) for every i, with identical answers. Keys are
   // hashed a chunk at a time, then searched; when the key hasher is md5, keys
   // shorter than 56 bytes are hashed many at a time with the multi-buffer SIMD
@@ -154,8 +172,9 @@ class Ring {
 
   // The profile's key hash, low 32 bits. MD5 goes through chsim's one-block
   // MD5 for short keys (md5_batch.h; equal to OpenSSL's, 15-25% faster), XXH3
-  // through xxHash's header-inlined code (equal to libxxhash's, no PLT hop).
+  // inline from xxHash's header (equal to libxxhash's, no call per key).
   uint32_t HashKey(std::string_view key) const noexcept {
+    if (key_is_xxh3_) return static_cast<uint32_t>(XXH3_64bits(key.data(), key.size()));
     return static_cast<uint32_t>(key_fn_(key.data(), key.size()));
   }
 
@@ -176,7 +195,12 @@ class Ring {
   static constexpr uint32_t kPad = 4;  // entries compared per lookup; sentinels
   // Entry index of the answer for h (after the edge adjustment) when the kPad
   // entries from its bucket's start are all below h.
-  uint32_t Crowded(uint32_t h) const noexcept;
+  // The out-of-line calls a lookup may make are pure (they write no memory):
+  // a caller's loop then keeps its pointers and counts in registers across
+  // them instead of reloading everything after each lookup.
+  [[gnu::pure]] uint32_t Crowded(uint32_t h) const noexcept;
+  // LocateHash(HashKey(key)) through key_fn_.
+  [[gnu::pure]] uint32_t LocateByFn(std::string_view key) const noexcept;
 
   std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
   std::vector<uint32_t> index_;  // 2^bits + 1 entries
@@ -184,8 +208,9 @@ class Ring {
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
-  HashFn key_fn_ = nullptr;  // key_hasher_->fn, or its faster equal for md5 and xxh3
-  bool key_is_md5_ = false;  // key_hasher_->fn == HashMd5
+  HashFn key_fn_ = nullptr;   // key_hasher_->fn, or its faster equal for md5
+  bool key_is_md5_ = false;   // key_hasher_->fn == HashMd5
+  bool key_is_xxh3_ = false;  // key_hasher_->fn == HashXxh3: hashed inline
 };
 
 }  // namespace chsim
