@@ -36,4 +36,12 @@ void HashKeys(const Hasher& hasher, std::span<const std::string_view> keys,
   for (size_t i = 0; i < keys.size(); ++i) out[i] = fn(keys[i].data(), keys[i].size());
 }
 
+namespace {
+uint64_t Md5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
+}  // namespace
+
+HashFn FastestScalar(const Hasher& hasher) noexcept {
+  return hasher.fn == &HashMd5 ? &Md5OneBlock : hasher.fn;
+}
+
 }  // namespace chsim::sim

@@ -3,9 +3,9 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -17,6 +17,7 @@
 #include "chsim/sim/metrics.h"
 #include "chsim/sim/progress.h"
 #include "chsim/sim/stats.h"
+#include "chsim/sim/timing.h"
 #include "chsim/sim/workload.h"
 
 namespace chsim::sim {
@@ -394,52 +395,21 @@ uint64_t UnitsOf(const CaseSpec& c) {
 
 // --- Throughput ---------------------------------------------------------
 
-// Median ns per item of `body(first)`, which processes `items` items starting
-// at key `first`; each of `reps` repetitions runs for at least min_ms, moving
-// `first` along so that every key is used.
-template <typename F>
-double TimeNsPerItem(F&& body, size_t items, size_t keys, uint32_t reps, uint32_t min_ms) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> results;
-  size_t first = 0;
-  body(first);  // warm up caches and branch predictors
-  for (uint32_t r = 0; r < reps; ++r) {
-    ThrowIfStopped();
-    uint64_t rounds = 0;
-    auto start = Clock::now();
-    double elapsed = 0;
-    do {
-      first = (first + items) & (keys - 1);
-      body(first);
-      ++rounds;
-      elapsed = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-    } while (elapsed < min_ms * 1e6);
-    results.push_back(elapsed / static_cast<double>(rounds * items));
-  }
-  std::sort(results.begin(), results.end());
-  return results[results.size() / 2];
-}
-
 volatile uint32_t g_opaque_zero = 0;  // read once per timing loop: defeats constant folding
 volatile uint64_t g_sink = 0;
 
 void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
-  using Clock = std::chrono::steady_clock;
   std::vector<Node> nodes = InitialNodes(s, c, 0);
   bool weighted = s.file_weighted || s.weights.kind != WeightSpec::Kind::kUniform;
-  // Build time: median of up to `repetitions` builds, at most ~2 s in all.
+  // Build time: median of up to `repetitions` builds, at most ~2 s in all,
+  // a cheap first build discarded as warm-up (timing.h).
   std::unique_ptr<Algorithm> alg;
-  std::vector<double> builds;
-  double spent = 0;
-  for (uint32_t i = 0; i < s.throughput_repetitions && (i == 0 || spent < 2000); ++i) {
-    ThrowIfStopped();
-    auto t0 = Clock::now();
-    alg = MakeCaseAlgorithm(c.algorithm, nodes, weighted);
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    builds.push_back(ms);
-    spent += ms;
-  }
-  std::sort(builds.begin(), builds.end());
+  const double build_ms = MedianBuildMs(
+      [&] {
+        alg.reset();
+        alg = MakeCaseAlgorithm(c.algorithm, nodes, weighted);
+      },
+      s.throughput_repetitions, 2000, ThrowIfStopped);
   // Keys: the case's workload (trial 0), packed.
   WorkloadConfig wc = c.workload;
   if (wc.type == WorkloadConfig::Type::kFile || wc.keys == 0) {
@@ -457,13 +427,16 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   m = pow2;  // a power of two, so the latency chain can wrap with a mask
   std::string buffer, key;
   std::vector<uint32_t> offsets, lengths;
+  std::vector<std::string_view> views;
   for (size_t i = 0; i < m; ++i) {
     w.KeyAt(i % std::max<uint64_t>(1, w.units()), &key);
     offsets.push_back(static_cast<uint32_t>(buffer.size()));
     lengths.push_back(static_cast<uint32_t>(key.size()));
     buffer += key;
   }
+  for (size_t i = 0; i < m; ++i) views.emplace_back(buffer.data() + offsets[i], lengths[i]);
   const Hasher& hasher = GetHasher(c.algorithm.key_hasher);
+  const HashFn scalar_hash = FastestScalar(hasher);  // equal to hasher.fn
   std::vector<uint64_t> hashes(m);
   for (size_t i = 0; i < m; ++i) hashes[i] = hasher(buffer.data() + offsets[i], lengths[i]);
   std::vector<uint32_t> out(m);
@@ -471,11 +444,11 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   // at 100,000 nodes) so that one call stays under a quarter of min_time.
   size_t items = m;
   {
-    auto t0 = Clock::now();
+    const double t0 = ThreadCpuNs();
     uint64_t acc = 0;
     for (size_t i = 0; i < 16; ++i) acc += alg->Locate(hashes[i]);
     g_sink = g_sink + acc;
-    double per = std::chrono::duration<double, std::nano>(Clock::now() - t0).count() / 16;
+    double per = (ThreadCpuNs() - t0) / 16;
     double budget = s.throughput_min_ms * 1e6 / 4;
     while (items > 16 && static_cast<double>(items) * per * 4 > budget) items /= 2;
   }
@@ -485,15 +458,20 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   const char* data = buffer.data();
   // Stateful algorithms are timed through Locate (no assignment). Batches
   // may wrap around the end of the key set: [first, first + items) mod m.
-  double no_hash = TimeNsPerItem(
+  // With the hash, independent keys take the simulator's own path (HashKeys:
+  // the multi-buffer MD5 for md5, then LocateBatch); dependent keys the
+  // fastest scalar hash equal to the hasher (md5: chsim's one-block MD5).
+  std::vector<uint64_t> batch_hashes(items);
+  const std::function<void()> check = ThrowIfStopped;
+  double no_hash = MedianNsPerItem(
       [&](size_t first) {
         size_t len = std::min(items, m - first);
         a.LocateBatch({hashes.data() + first, len}, {out.data(), len});
         if (len < items) a.LocateBatch({hashes.data(), items - len}, {out.data() + len, items - len});
         g_sink = g_sink + out[0];
       },
-      items, m, reps, min_ms);
-  double no_hash_latency = TimeNsPerItem(
+      items, m, reps, min_ms, check);
+  double no_hash_latency = MedianNsPerItem(
       [&](size_t first) {
         uint32_t zero = g_opaque_zero, prev = 0;
         size_t idx = first;
@@ -503,36 +481,36 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
         }
         g_sink = g_sink + prev;
       },
-      items, m, reps, min_ms);
-  double with_hash = TimeNsPerItem(
+      items, m, reps, min_ms, check);
+  double with_hash = MedianNsPerItem(
       [&](size_t first) {
-        uint64_t acc = 0;
-        size_t idx = first;
-        for (size_t i = 0; i < items; ++i) {
-          acc += a.Locate(hasher.fn(data + offsets[idx], lengths[idx]));
-          idx = (idx + 1) & mask;
+        size_t len = std::min(items, m - first);
+        HashKeys(hasher, {views.data() + first, len}, batch_hashes);
+        if (len < items) {
+          HashKeys(hasher, {views.data(), items - len}, {batch_hashes.data() + len, items - len});
         }
-        g_sink = g_sink + acc;
+        a.LocateBatch(batch_hashes, {out.data(), items});
+        g_sink = g_sink + out[0];
       },
-      items, m, reps, min_ms);
-  double with_hash_latency = TimeNsPerItem(
+      items, m, reps, min_ms, check);
+  double with_hash_latency = MedianNsPerItem(
       [&](size_t first) {
         uint32_t zero = g_opaque_zero, prev = 0;
         size_t idx = first;
         for (size_t i = 0; i < items; ++i) {
-          prev = a.Locate(hasher.fn(data + offsets[idx] + (prev & zero), lengths[idx]));
+          prev = a.Locate(scalar_hash(data + offsets[idx] + (prev & zero), lengths[idx]));
           idx = (idx + 1 + (prev & zero)) & mask;
         }
         g_sink = g_sink + prev;
       },
-      items, m, reps, min_ms);
+      items, m, reps, min_ms, check);
   Emitter emit(&r, 0, 0);
   emit("throughput.ns_per_lookup", no_hash);
   emit("throughput.ns_per_lookup_latency", no_hash_latency);
   emit("throughput.ns_per_lookup_with_hash", with_hash);
   emit("throughput.ns_per_lookup_with_hash_latency", with_hash_latency);
   emit("throughput.lookups_per_second", 1e9 / with_hash);
-  emit("throughput.build_ms", builds[builds.size() / 2]);
+  emit("throughput.build_ms", build_ms);
   emit("throughput.memory_bytes_per_node",
        static_cast<double>(a.MemoryBytes()) / static_cast<double>(nodes.size()));
 }

@@ -20,6 +20,11 @@ namespace chsim::sim {
 void HashKeys(const Hasher& hasher, std::span<const std::string_view> keys,
               std::span<uint64_t> out) noexcept;
 
+// The fastest one-key function equal to hasher.fn: for md5, chsim's one-block
+// MD5 for keys under 56 bytes (md5_batch.h's Md5Le32, 15-25% faster than
+// OpenSSL's MD5()); else hasher.fn itself.
+HashFn FastestScalar(const Hasher& hasher) noexcept;
+
 }  // namespace chsim::sim
 
 #endif  // CHSIM_SIM_KEY_HASHING_H_
