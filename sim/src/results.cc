@@ -99,7 +99,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
       row["step"] = nr.step;
       row["node"] = nr.node;
       row["label"] = r.labels[nr.trial][nr.node];
-      row["weight"] = r.weights[nr.trial][nr.node];
+      row["weight"] = nr.weight;
       row["load"] = Number(nr.load);
       row["expected"] = Number(nr.expected);
       row["ratio"] = Number(nr.load / nr.expected);

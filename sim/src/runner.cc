@@ -351,7 +351,7 @@ void EmitStep(const Scenario& s, const Deployment& cur, const Deployment* prev,
     for (uint32_t i = 0; i < g; ++i) {
       bool was_live = prev && i < prev->live().size() && prev->live()[i];
       if (!cur.live()[i] && !was_live) continue;
-      NodeRow row{trial, step, i, nan, nan, nan, nan, nan};
+      NodeRow row{trial, step, i, cur.nodes()[i].weight, nan, nan, nan, nan, nan};
       if (tally && units > 0) {
         row.load = static_cast<double>(tally->cur[i]);
         row.expected = units * p[i];
@@ -563,13 +563,8 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads,
       const bool transitions = s.transitions && cur.nodes().size() <= kMaxTransitionNodes;
       auto record_nodes = [&] {
         r.labels.resize(trial + 1);
-        r.weights.resize(trial + 1);
         r.labels[trial].clear();
-        r.weights[trial].clear();
-        for (const Node& n : cur.nodes()) {
-          r.labels[trial].push_back(n.label);
-          r.weights[trial].push_back(n.weight);
-        }
+        for (const Node& n : cur.nodes()) r.labels[trial].push_back(n.label);
       };
       record_nodes();
       for (uint32_t step = 0; step <= s.events.size(); ++step) {

@@ -189,3 +189,34 @@ TEST(RunnerTest, StopRequestInterrupts) {
 
 }  // namespace
 }  // namespace chsim::sim
+
+namespace chsim::sim {
+namespace {
+
+// Per-node rows carry each step's weight: a node reweighted at step 2 shows
+// its old weight at steps 0 and 1 and the new one from step 2 on.
+TEST(RunnerTest, NodeRowsCarryTheStepsWeight) {
+  Scenario s = ParseScenario(
+      R"({"schema_version": 1, "name": "w", "nodes": {"count": 6}, "trials": 1,
+          "algorithms": [{"algorithm": "ring", "hasher": "xxh3", "points_per_node": 20}],
+          "workload": {"type": "uniform", "keys": 2000},
+          "events": [{"op": "add", "count": 1},
+                     {"op": "reweight", "nodes": ["10.0.0.3:11211"], "weight": 5},
+                     {"op": "reweight", "nodes": ["10.0.0.3:11211"], "weight": 2}],
+          "output": {"per_node": "all"}})",
+      "w.json");
+  RunOutput out = RunScenario(s, RunOptions{1, {}}, nullptr);
+  std::vector<const CaseResult*> results{&out.results[0]};
+  Json doc = BuildResults(s, out.cases, results, Shard{}, Json::object());
+  std::map<uint32_t, uint32_t> weight_at_step;
+  for (const Json& row : doc["nodes"]) {
+    if (row["label"] == "10.0.0.3:11211") {
+      weight_at_step[row["step"].get<uint32_t>()] = row["weight"].get<uint32_t>();
+    }
+  }
+  std::map<uint32_t, uint32_t> want{{0, 1}, {1, 1}, {2, 5}, {3, 2}};
+  EXPECT_EQ(weight_at_step, want);
+}
+
+}  // namespace
+}  // namespace chsim::sim

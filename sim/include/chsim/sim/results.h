@@ -35,6 +35,7 @@ struct MetricRow {
 
 struct NodeRow {
   uint32_t trial, step, node;
+  uint32_t weight;  // the node's weight at this step (a reweight changes it)
   double load;      // units on the node (sampled), NaN without sampling
   double expected;  // units * weight share
   double share;     // exact structural share, NaN without
@@ -51,7 +52,6 @@ struct CaseResult {
   std::string message;
   std::vector<std::string> step_events;       // step 0: "initial"
   std::vector<std::vector<std::string>> labels;  // per trial: global id -> label
-  std::vector<std::vector<uint32_t>> weights;    // per trial: global id -> weight
   std::vector<MetricRow> rows;
   std::vector<NodeRow> nodes;
   std::vector<TransitionRow> transitions;
