@@ -79,6 +79,7 @@ struct RunFlags {
   bool dry_run = false;
   std::string shard;
   bool quiet = false;
+  bool force = false;
 };
 
 void Run(const RunFlags& f) {
@@ -101,6 +102,17 @@ void Run(const RunFlags& f) {
     }
     return;
   }
+  const uint64_t work = sim::EstimateWork(s, cases);
+  if (work > sim::kMaxWorkWithoutForce && !f.force) {
+    char what[256];
+    std::snprintf(what, sizeof what,
+                  "found a run of %.3g key placements (keys x trials x (1 + 3 x events), over "
+                  "%zu cases; about %.1f h at 50 M keys/s); accepted: up to %.0e without "
+                  "--force (add --force to run it anyway, or split it with --shard I/N)",
+                  static_cast<double>(work), cases.size(), static_cast<double>(work) / 5e7 / 3600,
+                  static_cast<double>(sim::kMaxWorkWithoutForce));
+    throw sim::UsageError(f.scenario + ": " + what);
+  }
   std::string output = f.output;
   if (output.empty()) {
     std::string stem = std::filesystem::path(f.scenario).stem().string();
@@ -114,7 +126,7 @@ void Run(const RunFlags& f) {
   }
   CheckOutputWritable(output);
   sim::InstallInterruptHandlers();
-  sim::Progress progress(f.quiet, sim::EstimateWork(s, cases), cases.size());
+  sim::Progress progress(f.quiet, work, cases.size());
   size_t finished = 0;
   sim::RunOutput out;
   try {
@@ -183,6 +195,8 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
   run->add_flag("--dry-run", f->dry_run, "validate and list the cases with their ids and seeds");
   run->add_option("--shard", f->shard, "I/N: run only cases with index % N == I (merge with chsim merge)");
   run->add_flag("-q,--quiet", f->quiet, "no progress or summary on stderr");
+  run->add_flag("--force", f->force,
+                "run even beyond 2e10 key placements (about 10 min on 2 cores; refused without it)");
   run->callback([f] { Run(*f); });
 
   static std::vector<std::string> validate_files;

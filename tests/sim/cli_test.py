@@ -182,6 +182,8 @@ def test_bad_input(tmp):
         ({**SMALL, "on_unsupported": "error"}, "/algorithms/2"),  # jump, random removal
         ({**SMALL, "events": [{"op": "remove", "nodes": ["10.9.9.9:1"]}]}, "/events/0"),
         ("{ not json", "not valid JSON"),
+        # 10^12 keys per case is valid JSON but hours of work: refused without --force.
+        ({**SMALL, "workload": {"type": "uniform", "keys": 10**12}}, "--force"),
     ]
     for i, (doc, pointer) in enumerate(cases):
         path = write(tmp, f"bad{i}.json", doc)
@@ -193,6 +195,17 @@ def test_bad_input(tmp):
             fail(f"case {i}: error does not name {path} and {pointer}: {lines[0]}")
         if os.path.exists(os.path.join(tmp, f"bad{i}.out")):
             fail(f"case {i}: wrote a result file")
+    # With --force the same run starts (interrupted here after a second).
+    huge = write(tmp, "huge.json", {**SMALL, "workload": {"type": "uniform", "keys": 10**12}})
+    p = subprocess.Popen([CHSIM, "run", huge, "-o", os.path.join(tmp, "huge.out"), "--force",
+                          "--quiet"], stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    if p.poll() is not None:
+        fail(f"--force did not run the large scenario: exit {p.returncode} {p.stderr.read()!r}")
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    if p.returncode != 130:
+        fail(f"--force run: exit {p.returncode} after SIGINT, expected 130")
     for flags in (["--shard", "3/3"], ["--seed", "x"], ["--threads", "0"]):
         run(["run", write(tmp, "ok.json", SMALL)] + flags, expect=2)
     run(["run", os.path.join(tmp, "missing.json")], expect=2)

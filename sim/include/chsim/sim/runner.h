@@ -37,8 +37,16 @@ struct RunOutput {
 // The cases a shard runs: every index with index % count == shard.index.
 std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard);
 
-// Work units the run will do (for progress).
+// Work units the run will do (for progress): key placements, i.e. the keys
+// (or requests) of each case x trials x (1 + 3 x events with remapping).
 uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases);
+
+// `chsim run` refuses a run (or shard) of more key placements than this
+// unless --force is given: 2 x 10^10 placements are about 10 minutes on two
+// cores of a 2024 VM (25-50 M keys/s per core, scenarios/perf/measure), while
+// a scenario's key counts allow 10^12 per case (hours). Use --shard I/N to
+// split a larger sweep over machines, or --force to run it anyway.
+inline constexpr uint64_t kMaxWorkWithoutForce = 20'000'000'000ULL;
 
 // Runs the shard's cases. `progress` may be null. Throws UsageError (a bad
 // event for this node set, an unsupported operation under "error"),
