@@ -195,25 +195,35 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("merge: no input files; accepted: shard result files");
   std::vector<Json> docs;
   for (const std::string& p : paths) {
+    // Read once (stdin cannot be reread), then the same checks as chsim
+    // validate --results, for files and "-" alike.
     std::string text = ReadFileOrStdin(p);
+    const std::string name = p == "-" ? std::string("<stdin>") : p;
+    Json parsed;
     try {
-      docs.push_back(Json::parse(text));
+      parsed = Json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-      throw UsageError(p + ": not valid JSON: " + e.what());
+      throw UsageError(name + ": not valid JSON: " + e.what());
     }
-    const Json& d = docs.back();
-    const Json* kind = d.is_object() && d.contains("kind") ? &d["kind"] : nullptr;
+    const Json* kind = parsed.is_object() && parsed.contains("kind") ? &parsed["kind"] : nullptr;
     if (kind == nullptr || *kind != "chsim-results") {
       std::string found = kind == nullptr       ? "nothing"
                           : kind->is_string()   ? Quote(kind->get<std::string>())
                                                 : std::string("a JSON ") + kind->type_name();
-      throw UsageError(p + ": /kind: found " + found +
+      throw UsageError(name + ": /kind: found " + found +
                        "; accepted: \"chsim-results\" (a chsim run result file)");
     }
-    if (d.value("schema_version", 0) != kResultsSchemaVersion) {
-      throw UsageError(p + ": /schema_version: found " + d["schema_version"].dump() +
+    if (parsed.value("schema_version", 0) != kResultsSchemaVersion) {
+      throw UsageError(name + ": /schema_version: found " + parsed["schema_version"].dump() +
                        "; accepted: " + std::to_string(kResultsSchemaVersion));
     }
+    try {
+      docs.push_back(ParseResultsText(text, name));
+    } catch (const UsageError& e) {  // "FILE: /pointer: problem (results/schema.json)"
+      throw UsageError("merge: an input is not a whole chsim result file: " +
+                       std::string(e.what()) + "; accepted: result files of chsim run --shard I/N");
+    }
+    const Json& d = docs.back();
     if (d["scenario"] != docs[0]["scenario"]) {
       throw UsageError(p + ": /scenario: differs from " + paths[0] +
                        "'s; accepted: shards of one scenario run with the same seed");

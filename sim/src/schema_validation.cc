@@ -91,12 +91,12 @@ std::string ValidateAgainstSchema(const nlohmann::json& doc) {
   return Validate(CompiledSchema(), doc, "scenarios/schema.json");
 }
 
-void ValidateResultsFile(const std::string& path) {
+Json ParseResultsText(const std::string& text, const std::string& path) {
   nlohmann::json doc;
   try {
     // Depth-limited: a result file is a few levels deep, and a 10^5-deep
     // array would overflow the stack of the recursive schema check.
-    doc = nlohmann::json::parse(ReadFileOrStdin(path),
+    doc = nlohmann::json::parse(text,
                                 [&path](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
                                   if (depth > 64) {
                                     throw UsageError(path + ": JSON nested more than 64 levels "
@@ -109,6 +109,9 @@ void ValidateResultsFile(const std::string& path) {
   }
   std::string error = Validate(CompiledResultsSchema(), doc, "results/schema.json");
   if (!error.empty()) throw UsageError(path + ": " + error);
+  return doc;
 }
+
+void ValidateResultsFile(const std::string& path) { ParseResultsText(ReadFileOrStdin(path), path); }
 
 }  // namespace chsim::sim

@@ -149,6 +149,27 @@ def test_shard_merge(tmp):
     if [r["metric"] for r in a["rows"]] != [r["metric"] for r in b["rows"]]:
         fail("row order differs (timing rows included)")
     run(["merge", parts[0], parts[1], "-o", os.path.join(tmp, "x.json")], expect=2)
+    # A shard on stdin ("-") merges like a file, and gets the same schema check.
+    with open(parts[1]) as f:
+        text = f.read()
+    p = subprocess.run([CHSIM, "merge", parts[2], parts[0], "-", "-o", merged], input=text,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"merge with a shard on stdin: exit {p.returncode} {p.stderr!r}")
+    with open(merged) as g:
+        if deterministic(json.load(g)) != deterministic(a):
+            fail("merged shards (one on stdin) differ from one run")
+    bad = json.loads(text)
+    bad["rows"][0]["value"] = "not a number"  # valid JSON, right kind, wrong type for the schema
+    for source in ("file", "stdin"):
+        bad_path = write(tmp, "bad-part1.json", bad)
+        args = ["merge", parts[2], parts[0], bad_path if source == "file" else "-", "-o",
+                os.path.join(tmp, "y.json")]
+        p = subprocess.run([CHSIM] + args, input=json.dumps(bad), capture_output=True, text=True)
+        if p.returncode != 2 or "/rows/0/value" not in p.stderr or "results/schema.json" not in p.stderr:
+            fail(f"merge of a schema-invalid shard from {source}: exit {p.returncode} {p.stderr!r}")
+        if os.path.exists(os.path.join(tmp, "y.json")):
+            fail(f"merge of a schema-invalid shard from {source} wrote a file")
 
 
 def test_interrupt(tmp):

@@ -73,14 +73,19 @@ void WriteFileAtomically(const std::string& path, std::string_view text);
 // The temporary name WriteFileAtomically uses for `path` (for cleanup).
 std::string TemporaryPathFor(const std::string& path);
 
-// Merges shard result files of one scenario into one document whose rows,
-// summary, nodes and cases equal those of a single run. Throws UsageError when
-// the files are not shards of the same scenario or a shard is missing/twice.
+// Merges shard result files ("-" = stdin) of one scenario into one document
+// whose rows, summary, nodes and cases equal those of a single run. Every
+// input is checked against results/schema.json first. Throws UsageError when
+// an input is not a valid result file, the files are not shards of the same
+// scenario, or a shard is missing/twice.
 Json MergeResults(const std::vector<std::string>& paths);
 
-// Validates a result file against results/schema.json (embedded at build
-// time). Throws UsageError "FILE: /pointer: problem".
+// Validates a result file ("-" = stdin) against results/schema.json (embedded
+// at build time). Throws UsageError "FILE: /pointer: problem".
 void ValidateResultsFile(const std::string& path);
+// Parses result-file text read from `path` (depth-limited) and validates it
+// as ValidateResultsFile does. Throws UsageError naming `path`.
+Json ParseResultsText(const std::string& text, const std::string& path);
 
 // The serialized form used for files: ordered keys, 1-space indent for the
 // top level, one array element per line.
