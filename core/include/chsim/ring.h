@@ -128,9 +128,10 @@ class Ring {
   };
 
   // Limits (enforced by Build with std::invalid_argument): at most kMaxNodes
-  // nodes and kMaxPoints points in all. Building takes about 12 bytes per point
-  // at its peak (8 to 12 resident), so the 2^28-point limit (10^6 nodes x 268
-  // points) needs about 3.2 GB; a larger ring is refused, not swapped to death.
+  // nodes and kMaxPoints points in all. Building takes about 14 bytes per point
+  // at its peak (8 to 12 resident: 8 per entry, 1 to 4 of index), so the
+  // 2^28-point limit (10^6 nodes x 268 points) needs about 3.8 GB; a larger
+  // ring is refused, not swapped to death.
   static constexpr size_t kMaxNodes = 1u << 24;
   static constexpr size_t kMaxPoints = size_t{1} << 28;
 
