@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chsim/splitmix.h"
+
 namespace chsim::bench {
 
 inline constexpr int kChunk = 1024;
@@ -44,18 +46,11 @@ inline void ParseCommonFlags(int* argc, char** argv) {
   argv[out] = nullptr;
 }
 
-// SplitMix64 (Steele, Lea, Flood 2014): the project's seeded generator.
-struct SplitMix64 {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  // Lemire's multiply-shift bounded integer in [0, n) (bias < n / 2^64).
-  uint64_t Below(uint64_t n) { return static_cast<uint64_t>((__uint128_t{Next()} * n) >> 64); }
-};
+// The project's seeded generator (core's chsim/splitmix.h). Inputs draw
+// bounded values with Bounded(rng.Next(), n), the multiply-shift without
+// rejection, so the streams (and the gate baseline) stay as they were.
+using chsim::Bounded;
+using chsim::SplitMix64;
 
 // A pool of keys packed in one buffer; a power-of-two count so the runner can
 // wrap with a mask.
@@ -73,11 +68,11 @@ inline KeyPool MakeKeys(size_t count, size_t min_len, size_t max_len, uint64_t s
   KeyPool pool;
   std::vector<size_t> lens(count);
   size_t total = 0;
-  for (size_t& l : lens) total += (l = min_len + rng.Below(max_len - min_len + 1));
+  for (size_t& l : lens) total += (l = min_len + Bounded(rng.Next(), max_len - min_len + 1));
   pool.bytes.resize(total);
   size_t off = 0;
   for (size_t l : lens) {
-    for (size_t j = 0; j < l; ++j) pool.bytes[off + j] = kAlnum[rng.Below(62)];
+    for (size_t j = 0; j < l; ++j) pool.bytes[off + j] = kAlnum[Bounded(rng.Next(), 62)];
     off += l;
   }
   off = 0;

@@ -53,13 +53,6 @@ TEST(Reference, RingEqualsChsimRingWithResearchProfile) {
   }
 }
 
-uint64_t Mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // Brute force: every node's clockwise distance from every probe.
 TEST(Reference, MultiProbeEqualsBruteForce) {
   auto nodes = MakeNumberedNodes(37);

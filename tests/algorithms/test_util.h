@@ -1,5 +1,6 @@
-// Shared helpers for the algorithm tests: deterministic keys and random
-// numbers (SplitMix64, Lemire's bounded integers; no <random>).
+// Shared helpers for the algorithm tests: deterministic keys, random numbers
+// (chsim/splitmix.h: SplitMix64, Lemire's bounded integers; no <random>) and
+// load statistics.
 #ifndef CHSIM_TESTS_ALGORITHMS_TEST_UTIL_H_
 #define CHSIM_TESTS_ALGORITHMS_TEST_UTIL_H_
 
@@ -9,26 +10,14 @@
 #include <vector>
 
 #include "chsim/hasher.h"
+#include "chsim/splitmix.h"
 
 namespace chsim::testing {
 
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : s_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (s_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n) (Lemire's multiply-shift; bias < n / 2^64).
-  uint64_t Below(uint64_t n) {
-    return static_cast<uint64_t>((static_cast<unsigned __int128>(Next()) * n) >> 64);
-  }
-
- private:
-  uint64_t s_;
-};
+// The one SplitMix64 (chsim/splitmix.h). Its Below(n) is exact (Lemire with
+// rejection); it draws the same values as the multiply-shift these tests used
+// before except with probability n / 2^64 per draw.
+using chsim::SplitMix64;
 
 // xxh3 of "key:i" for i in [0, count): the keys the report's figures use.
 inline std::vector<uint64_t> KeyHashes(size_t count, std::string_view prefix = "key:") {

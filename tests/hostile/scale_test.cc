@@ -21,19 +21,13 @@
 #include "chsim/node.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
+#include "chsim/splitmix.h"
 
 namespace chsim {
 namespace {
 
 constexpr uint32_t kNodes = 100'000;
 constexpr size_t kLookups = 1'000'000;
-
-uint64_t SplitMix64(uint64_t& s) {
-  uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
 
 double Seconds(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -67,11 +61,11 @@ TEST_P(ProfileScale, HundredThousandNodesBuildAndLookUp) {
   // Lookups: in range, and equal to a plain binary search (first point >= h,
   // or > h for uhashring's edge; wrap to the first point).
   const bool greater = profile.edge == LookupEdge::kGreater;
-  uint64_t seed = 42;
+  SplitMix64 rng(42);
   t0 = std::chrono::steady_clock::now();
   size_t mismatches = 0;
   for (size_t i = 0; i < kLookups; ++i) {
-    const uint32_t h = static_cast<uint32_t>(SplitMix64(seed));
+    const uint32_t h = static_cast<uint32_t>(rng.Next());
     const uint32_t got = ring.LocateHash(h);
     ASSERT_LT(got, kNodes);
     if (i % 16 == 0) {
@@ -129,10 +123,10 @@ TEST_P(AlgorithmScale, HundredThousandNodesBuildAndLookUp) {
                          : GetParam() == "multi_probe" ? 100000
                                                        : kLookups;
   const bool stateful = algo->capabilities().stateful;
-  uint64_t seed = 7;
+  SplitMix64 rng(7);
   t0 = std::chrono::steady_clock::now();
   for (size_t i = 0; i < lookups; ++i) {
-    const uint64_t h = SplitMix64(seed);
+    const uint64_t h = rng.Next();
     const uint32_t id = stateful ? algo->Assign(h) : algo->Locate(h);
     ASSERT_LT(id, kNodes);
   }
