@@ -218,7 +218,8 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
                        "; accepted: " + std::to_string(kResultsSchemaVersion));
     }
     try {
-      docs.push_back(ParseResultsText(text, name));
+      ValidateResultsText(text, name);
+      docs.push_back(std::move(parsed));  // ordered keys, as written
     } catch (const UsageError& e) {  // "FILE: /pointer: problem (results/schema.json)"
       throw UsageError("merge: an input is not a whole chsim result file: " +
                        std::string(e.what()) + "; accepted: result files of chsim run --shard I/N");

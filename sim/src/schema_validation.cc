@@ -91,7 +91,7 @@ std::string ValidateAgainstSchema(const nlohmann::json& doc) {
   return Validate(CompiledSchema(), doc, "scenarios/schema.json");
 }
 
-Json ParseResultsText(const std::string& text, const std::string& path) {
+void ValidateResultsText(const std::string& text, const std::string& path) {
   nlohmann::json doc;
   try {
     // Depth-limited: a result file is a few levels deep, and a 10^5-deep
@@ -109,9 +109,10 @@ Json ParseResultsText(const std::string& text, const std::string& path) {
   }
   std::string error = Validate(CompiledResultsSchema(), doc, "results/schema.json");
   if (!error.empty()) throw UsageError(path + ": " + error);
-  return doc;
 }
 
-void ValidateResultsFile(const std::string& path) { ParseResultsText(ReadFileOrStdin(path), path); }
+void ValidateResultsFile(const std::string& path) {
+  ValidateResultsText(ReadFileOrStdin(path), path);
+}
 
 }  // namespace chsim::sim

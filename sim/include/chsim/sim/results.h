@@ -83,9 +83,10 @@ Json MergeResults(const std::vector<std::string>& paths);
 // Validates a result file ("-" = stdin) against results/schema.json (embedded
 // at build time). Throws UsageError "FILE: /pointer: problem".
 void ValidateResultsFile(const std::string& path);
-// Parses result-file text read from `path` (depth-limited) and validates it
-// as ValidateResultsFile does. Throws UsageError naming `path`.
-Json ParseResultsText(const std::string& text, const std::string& path);
+// Validates result-file text read from `path` as ValidateResultsFile does
+// (depth-limited parse, then results/schema.json). Throws UsageError naming
+// `path`.
+void ValidateResultsText(const std::string& text, const std::string& path);
 
 // The serialized form used for files: ordered keys, 1-space indent for the
 // top level, one array element per line.
