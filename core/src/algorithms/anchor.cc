@@ -20,7 +20,6 @@ namespace chsim::algorithms_internal {
 namespace {
 
 constexpr std::string_view kName = "anchor";
-constexpr uint32_t kNoId = UINT32_MAX;
 
 class Anchor final : public Algorithm {
  public:
@@ -31,28 +30,24 @@ class Anchor final : public Algorithm {
         L_(capacity),
         W_(capacity),
         n_(static_cast<uint32_t>(nodes.size())),
-        bucket_id_(capacity, kNoId),
-        nodes_(nodes.begin(), nodes.end()),
-        ids_(nodes.size()) {
+        nodes_(nodes, capacity) {
     for (uint32_t b = 0; b < a_; ++b) K_[b] = L_[b] = W_[b] = b;
     for (uint32_t b = a_; b-- > n_;) {  // buckets n..a-1 start removed
       R_.push_back(b);
       A_[b] = b;
     }
-    for (uint32_t b = 0; b < n_; ++b) bucket_id_[b] = b, id_bucket_.push_back(b);
   }
 
   std::string_view name() const noexcept override { return kName; }
   Capabilities capabilities() const noexcept override { return kAnchorCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return bucket_id_[GetBucket(Mix64(key_hash))];
+    return nodes_.IdAt(GetBucket(Mix64(key_hash)));
   }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
+  size_t num_nodes() const noexcept override { return nodes_.size(); }
+  std::vector<uint32_t> live_ids() const override { return nodes_.ids(); }
 
   uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    RequireUnweighted(kName, std::span<const Node>(&node, 1));
+    nodes_.CheckNew(kName, node);
     if (R_.empty()) {
       throw Unsupported("anchor: capacity " + std::to_string(a_) +
                         " reached; build with a larger capacity");
@@ -64,39 +59,30 @@ class Anchor final : public Algorithm {
     L_[W_[n_]] = n_;
     W_[L_[b]] = K_[b] = b;
     ++n_;
-    nodes_.push_back(node);
-    const uint32_t id = ids_.Issue();
-    bucket_id_[b] = id;
-    id_bucket_.push_back(b);
-    return id;
+    return nodes_.Place(b, node);
   }
   void Remove(uint32_t id) override {
-    const size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
+    const uint32_t b = nodes_.Release(kName, id);
     // REMOVEBUCKET: R.push(b); N <- N - 1; A[b] <- N; W[L[b]] <- K[b] <- W[N]; L[W[N]] <- L[b].
-    const uint32_t b = id_bucket_[id];
     R_.push_back(b);
     --n_;
     A_[b] = n_;
     W_[L_[b]] = K_[b] = W_[n_];
     L_[W_[n_]] = L_[b];
-    bucket_id_[b] = kNoId;
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
   }
   size_t MemoryBytes() const noexcept override {
-    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity() +
-            bucket_id_.capacity() + id_bucket_.capacity()) *
-           sizeof(uint32_t);
+    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity()) *
+               sizeof(uint32_t) +
+           nodes_.MemoryBytes();
   }
 
  private:
   // GETBUCKET(k): b <- hash(k) mod a; while A[b] > 0 { h <- h_b(k) mod A[b];
   // while A[h] >= A[b] { h <- K[h] }; b <- h }.
   uint32_t GetBucket(uint64_t k) const noexcept {
-    uint32_t b = static_cast<uint32_t>(Reduce(k, a_));
+    uint32_t b = static_cast<uint32_t>(Bounded(k, a_));
     while (A_[b] > 0) {
-      uint32_t h = static_cast<uint32_t>(Reduce(Mix64(k ^ Mix64(b)), A_[b]));
+      uint32_t h = static_cast<uint32_t>(Bounded(Mix64(k ^ Mix64(b)), A_[b]));
       while (A_[h] >= A_[b]) h = K_[h];
       b = h;
     }
@@ -105,11 +91,8 @@ class Anchor final : public Algorithm {
 
   uint32_t a_;
   std::vector<uint32_t> A_, K_, L_, W_, R_;
-  uint32_t n_;                       // N: working buckets
-  std::vector<uint32_t> bucket_id_;  // bucket -> node id (kNoId if removed)
-  std::vector<uint32_t> id_bucket_;  // node id -> bucket (every id ever issued)
-  std::vector<Node> nodes_;          // live, parallel to ids_
-  IdSet ids_;
+  uint32_t n_;         // N: working buckets
+  BucketNodes nodes_;  // ids on the working buckets
 };
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Internal to core/src/algorithms: the factory of each algorithm (registry.cc
-// dispatches to them) and the helpers they share: node seeds, 64-bit mixing,
-// argument checks and the live-id bookkeeping every algorithm needs.
+// dispatches to them) and the helpers they share: node seeds, pair mixing (on
+// chsim/splitmix.h, the one SplitMix64), argument checks and the live-id
+// bookkeeping every algorithm needs.
 //
 // Determinism: every per-node random value derives from the node's label
 // hashed with the registry hasher named in AlgorithmParams::hasher, then mixed
-// with SplitMix64; nothing uses std::hash or <random>.
+// with Mix64 (chsim/splitmix.h); nothing uses std::hash or <random>.
 #ifndef CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
 #define CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
 
@@ -20,6 +21,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/node.h"
+#include "chsim/splitmix.h"
 
 namespace chsim::algorithms_internal {
 
@@ -98,21 +100,6 @@ inline constexpr Capabilities kMementoCapabilities{.weights = false,
                                                    .stateful = false,
                                                    .minimal_disruption = true};
 
-// Lemire's multiply-shift range reduction: x in [0, 2^64) to [0, n), unbiased
-// to within n / 2^64. Uses the high bits of x, so x must be well mixed.
-inline uint64_t Reduce(uint64_t x, uint64_t n) noexcept {
-  return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * n) >> 64);
-}
-
-// SplitMix64's output function (Steele, Lea & Flood 2014, constants from
-// Stafford's "Mix13"): a bijection on 64 bits with full avalanche.
-inline uint64_t Mix64(uint64_t x) noexcept {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 // A 64-bit value for the pair (a, b): a full mix of a, combined with b, mixed
 // again, so that for a fixed b it is a bijection of a and for distinct b the
 // outputs look independent.
@@ -122,12 +109,6 @@ inline uint64_t Mix2(uint64_t a, uint64_t b) noexcept { return Mix64(Mix64(a) ^ 
 // hashers are zero-extended by the registry) by Mix64.
 inline uint64_t NodeSeed(const Hasher& hasher, const Node& node) noexcept {
   return Mix64(hasher(node.label));
-}
-
-// Maps 64 random bits to a double in the open interval (0, 1): the top 53
-// bits plus one half, times 2^-53.
-inline double OpenUnit(uint64_t x) noexcept {
-  return (static_cast<double>(x >> 11) + 0.5) * 0x1.0p-53;
 }
 
 // Throws Unsupported when a node of `nodes` has a weight other than 1.
@@ -182,6 +163,64 @@ class IdSet {
 // Throws Unsupported unless more than one node is live (every algorithm needs
 // one live node to answer lookups).
 void RequireNotLast(std::string_view algorithm, size_t live);
+
+// The node side of a bucket-based algorithm (anchor, memento): the live nodes
+// (for duplicate-label checks), their ids, and the maps bucket -> id (kNoNode
+// on a removed bucket) and id -> bucket (every id ever issued). The nodes
+// given at construction sit on buckets 0..n-1 with ids 0..n-1.
+class BucketNodes {
+ public:
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+
+  BucketNodes(std::span<const Node> nodes, size_t buckets)
+      : bucket_id_(std::max(buckets, nodes.size()), kNoNode),
+        nodes_(nodes.begin(), nodes.end()),
+        ids_(nodes.size()) {
+    for (uint32_t b = 0; b < nodes.size(); ++b) bucket_id_[b] = b, id_bucket_.push_back(b);
+  }
+
+  // Throws std::invalid_argument / Unsupported unless `node` may join: its
+  // label is not live and its weight is 1 (bucket algorithms are unweighted).
+  void CheckNew(std::string_view algorithm, const Node& node) const {
+    CheckNewNode(algorithm, nodes_, node);
+    RequireUnweighted(algorithm, std::span<const Node>(&node, 1));
+  }
+  // Puts `node` (checked by CheckNew) on the free `bucket`; returns its new id.
+  uint32_t Place(uint32_t bucket, const Node& node) {
+    if (bucket >= bucket_id_.size()) bucket_id_.resize(size_t{bucket} + 1, kNoNode);
+    nodes_.push_back(node);
+    const uint32_t id = ids_.Issue();
+    bucket_id_[bucket] = id;
+    id_bucket_.push_back(bucket);
+    return id;
+  }
+  // Takes live `id` off its bucket and returns the bucket. Throws
+  // std::invalid_argument for an unknown or dead id, Unsupported for the last
+  // live node; nothing changes then.
+  uint32_t Release(std::string_view algorithm, uint32_t id) {
+    const size_t i = ids_.IndexOf(algorithm, id);
+    RequireNotLast(algorithm, ids_.size());
+    const uint32_t bucket = id_bucket_[id];
+    bucket_id_[bucket] = kNoNode;
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+    ids_.EraseAt(i);
+    return bucket;
+  }
+
+  // The node id on a working bucket. REQUIRES: the bucket is working.
+  uint32_t IdAt(uint32_t bucket) const noexcept { return bucket_id_[bucket]; }
+  size_t size() const noexcept { return ids_.size(); }
+  const std::vector<uint32_t>& ids() const noexcept { return ids_.ids(); }
+  size_t MemoryBytes() const noexcept {
+    return (bucket_id_.capacity() + id_bucket_.capacity()) * sizeof(uint32_t);
+  }
+
+ private:
+  std::vector<uint32_t> bucket_id_;  // bucket -> node id
+  std::vector<uint32_t> id_bucket_;  // node id -> bucket
+  std::vector<Node> nodes_;          // live, parallel to ids_
+  IdSet ids_;
+};
 
 }  // namespace chsim::algorithms_internal
 

@@ -92,10 +92,7 @@ class Memento final : public Algorithm {
   explicit Memento(std::span<const Node> nodes)
       : n_(static_cast<uint32_t>(nodes.size())),
         last_removed_(n_),
-        nodes_(nodes.begin(), nodes.end()),
-        ids_(nodes.size()) {
-    for (uint32_t b = 0; b < n_; ++b) bucket_id_.push_back(b), id_bucket_.push_back(b);
-  }
+        nodes_(nodes, nodes.size()) {}
 
   std::string_view name() const noexcept override { return kName; }
   Capabilities capabilities() const noexcept override { return kMementoCapabilities; }
@@ -104,7 +101,7 @@ class Memento final : public Algorithm {
     uint32_t r = removed_.Replacer(b);
     while (r != kNone) {
       // b was removed leaving r working buckets: rehash into [0, r) seeded by b.
-      b = static_cast<uint32_t>(Reduce(Mix64(Mix64(key_hash) ^ Mix64(b)), r));
+      b = static_cast<uint32_t>(Bounded(Mix64(Mix64(key_hash) ^ Mix64(b)), r));
       uint32_t u = removed_.Replacer(b);
       while (u != kNone && u >= r) {  // b removed before: follow its replacement
         b = u;
@@ -112,14 +109,13 @@ class Memento final : public Algorithm {
       }
       r = u;  // working (kNone) or removed after the previous one: repeat
     }
-    return bucket_id_[b];
+    return nodes_.IdAt(b);
   }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
+  size_t num_nodes() const noexcept override { return nodes_.size(); }
+  std::vector<uint32_t> live_ids() const override { return nodes_.ids(); }
 
   uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    RequireUnweighted(kName, std::span<const Node>(&node, 1));
+    nodes_.CheckNew(kName, node);
     if (n_ - removed_.size() >= static_cast<uint32_t>(INT32_MAX)) {
       throw Unsupported("memento: at most 2^31 - 1 buckets");
     }
@@ -131,17 +127,10 @@ class Memento final : public Algorithm {
       removed_.Erase(b);
     }
     if (b >= n_) n_ = b + 1;
-    if (bucket_id_.size() < n_) bucket_id_.resize(n_, kNone);
-    nodes_.push_back(node);
-    const uint32_t id = ids_.Issue();
-    bucket_id_[b] = id;
-    id_bucket_.push_back(b);
-    return id;
+    return nodes_.Place(b, node);
   }
   void Remove(uint32_t id) override {
-    const size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
-    const uint32_t b = id_bucket_[id];
+    const uint32_t b = nodes_.Release(kName, id);
     if (removed_.size() == 0 && b == n_ - 1) {
       n_ = last_removed_ = b;  // plain jump shrink
     } else {
@@ -149,22 +138,16 @@ class Memento final : public Algorithm {
       removed_.Put({b, working - 1, last_removed_});
       last_removed_ = b;
     }
-    bucket_id_[b] = kNone;
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
   }
   size_t MemoryBytes() const noexcept override {
-    return removed_.MemoryBytes() + (bucket_id_.capacity() + id_bucket_.capacity()) * 4;
+    return removed_.MemoryBytes() + nodes_.MemoryBytes();
   }
 
  private:
   uint32_t n_;             // b-array size (jump's bucket count)
   uint32_t last_removed_;  // next bucket Add restores
   ReplacementMap removed_;
-  std::vector<uint32_t> bucket_id_;  // bucket -> node id (kNone if removed)
-  std::vector<uint32_t> id_bucket_;  // node id -> bucket
-  std::vector<Node> nodes_;          // live, parallel to ids_
-  IdSet ids_;
+  BucketNodes nodes_;  // ids on the working buckets
 };
 
 }  // namespace

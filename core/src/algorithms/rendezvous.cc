@@ -73,7 +73,7 @@ class Rendezvous final : public Algorithm {
  private:
   // Mix2(key, seed) with the key's first mix hoisted out of the node loop.
   double Score(uint64_t mixed_key, size_t i) const noexcept {
-    const double u = OpenUnit(Mix64(mixed_key ^ seeds_[i]));
+    const double u = UnitOpen(Mix64(mixed_key ^ seeds_[i]));
     return -weights_[i] / std::log(u);  // ln(u) < 0: the score is positive
   }
   void Append(const Node& n) {
