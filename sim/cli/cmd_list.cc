@@ -44,6 +44,9 @@ void AddListCommand(CLI::App& app) {
       add(c.minimal_disruption, "minimal disruption");
       add(c.exact_shares, "exact shares");
       add(c.stateful, "stateful (order-dependent)");
+      add(c.history_free, "restored nodes get their keys back in any order");
+      add(!c.history_free && c.minimal_disruption && c.incremental,
+          "restored nodes get their keys back only in reverse removal order");
       std::printf("  %-26s %.*s\n", std::string(a.name).c_str(),
                   static_cast<int>(a.description.size()), a.description.data());
       std::printf("  %-26s parameters: %.*s\n", "", static_cast<int>(a.parameters.size()),

@@ -45,6 +45,16 @@ struct Capabilities {
   // Adding a node moves keys only to it; removing one moves only its keys.
   // (Added after the first version of this interface; false by default.)
   bool minimal_disruption = false;
+  // Answers depend only on the live nodes' labels and weights (up to ties
+  // between hash values), not on the order of adds and removes: nodes that
+  // fail and are restored (Add with the same Node) in any order get every key
+  // back. False for jump, anchor and memento, whose Add restores the most
+  // recently removed bucket (Lamping & Veach; Mendelson et al. ADDBUCKET;
+  // Coluzzi et al.): restored in reverse removal order every key comes back; in
+  // any other order the restored node takes over the key space of the bucket
+  // removed last, so keys come back only to the nodes whose own bucket they got.
+  // Also false for maglev and modulo (answers depend on node order).
+  bool history_free = false;
 };
 
 // Parameters an algorithm may read; each ignores what it does not use.

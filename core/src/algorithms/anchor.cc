@@ -12,6 +12,21 @@
 // only to the added bucket. The anchor cannot grow beyond `a` working buckets:
 // Add then throws Unsupported. No weights.
 //
+// Restoring a node (Add with a node removed before) follows ADDBUCKET: it
+// takes the bucket on top of R, whichever node it is for. Restored in reverse
+// removal order, each node gets its own bucket back and every key returns to
+// it. In any other order the node gets the bucket removed last, with that
+// bucket's keys; once all are restored every key is on its start bucket, but
+// those buckets are permuted among the restored nodes (capabilities:
+// history_free = false; tests/algorithms/restore_test.cc predicts every key).
+// Handing back an earlier-removed bucket x instead would break a guarantee:
+// every removal after x rehashed its keys modulo an |W_b| that counts x out,
+// so the only paper state with x working (the history without x) moves those
+// keys between survivors (the test measures it); swapping x with R's top
+// changes both buckets' A and moves the top's keys the same way; clearing A[x]
+// in place keeps consistency but not the W/L/A bookkeeping later removals need
+// for balance (the bucket that took x's place in W keeps no position).
+//
 // Key hashes are spread with Mix64 before range reduction, and h_b(k) is
 // Mix2(k, b): independent per bucket, as the paper's analysis assumes.
 #include "internal.h"

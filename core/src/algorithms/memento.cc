@@ -13,6 +13,13 @@
 // bucket, so ids map to buckets through a table. Memory grows with removals,
 // not with capacity; no upper bound on nodes. Full consistency as anchor.
 //
+// Restoring a node has anchor's limit (anchor.cc): Add restores the bucket
+// removed last, so failed nodes restored in reverse removal order get every
+// key back, and in any other order each gets the last-removed bucket's keys
+// (capabilities: history_free = false). An earlier-removed bucket cannot be
+// handed back: the replacers recorded after it count it out of the working
+// set, and changing them moves keys between survivors.
+//
 // The replacement map is an open-addressing table (linear probing,
 // backward-shift deletion) so lookups are allocation-free.
 #include "chsim/algorithms/jump.h"
