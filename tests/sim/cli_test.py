@@ -40,8 +40,11 @@ def fail(message):
     sys.exit(1)
 
 
-def run(args, expect=0):
-    p = subprocess.run([CHSIM] + args, capture_output=True, text=True)
+def run(args, expect=0, timeout=300):
+    try:
+        p = subprocess.run([CHSIM] + args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:  # e.g. a 10^12-key run that should have been refused
+        fail(f"chsim {' '.join(args)}: still running after {timeout} s, expected exit {expect}")
     if p.returncode != expect:
         fail(f"chsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stderr}")
     return p
@@ -208,7 +211,8 @@ def test_bad_input(tmp):
     ]
     for i, (doc, pointer) in enumerate(cases):
         path = write(tmp, f"bad{i}.json", doc)
-        p = run(["run", path, "-o", os.path.join(tmp, f"bad{i}.out"), "--quiet"], expect=2)
+        p = run(["run", path, "-o", os.path.join(tmp, f"bad{i}.out"), "--quiet"], expect=2,
+                timeout=60)
         lines = p.stderr.strip().split("\n")
         if len(lines) != 1:
             fail(f"case {i}: expected a one-line error, got {p.stderr!r}")
