@@ -32,9 +32,6 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
   return order;
 }
 
-// HashMd5 through the own one-block MD5 (Md5Le32): same values.
-uint64_t HashMd5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
-
 using Entry = Ring::Entry;
 
 // Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
@@ -165,7 +162,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.key_hasher_ = profile.key_hasher;
   ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
   ring.key_is_xxh3_ = profile.key_hasher->fn == &HashXxh3;
-  ring.key_fn_ = ring.key_is_md5_ ? &HashMd5OneBlock : profile.key_hasher->fn;
+  ring.key_fn_ = profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
 
   // Bucket index on the top `bits` bits of a point: bits = floor(log2 of the
@@ -307,8 +304,10 @@ std::vector<double> Ring::StructuralShares() const {
   return shares;
 }
 
-uint32_t Ring::LocateByFn(std::string_view key) const noexcept {
-  return LocateHash(static_cast<uint32_t>(key_fn_(key.data(), key.size())));
+uint32_t Ring::HashByFn(std::string_view key) const noexcept {
+  // md5 goes to the own one-block MD5 (Md5Le32: equal to HashMd5, faster), a tail call.
+  return key_is_md5_ ? Md5Le32(key.data(), key.size())
+                     : static_cast<uint32_t>(key_fn_(key.data(), key.size()));
 }
 
 void Ring::LocateHashBatch(std::span<const uint32_t> hashes,

@@ -158,10 +158,7 @@ class Ring {
   }
 
   // Owner of a key: the profile's key hasher, low 32 bits, then LocateHash.
-  uint32_t Locate(std::string_view key) const noexcept {
-    if (key_is_xxh3_) return LocateHash(static_cast<uint32_t>(XXH3_64bits(key.data(), key.size())));
-    return LocateByFn(key);
-  }
+  uint32_t Locate(std::string_view key) const noexcept { return LocateHash(HashKey(key)); }
   // out[i] = Locate(keys[i]) for every i, with identical answers. Keys are
   // hashed a chunk at a time, then searched; when the key hasher is md5, keys
   // shorter than 56 bytes are hashed many at a time with the multi-buffer SIMD
@@ -176,7 +173,7 @@ class Ring {
   // inline from xxHash's header (equal to libxxhash's, no call per key).
   uint32_t HashKey(std::string_view key) const noexcept {
     if (key_is_xxh3_) return static_cast<uint32_t>(XXH3_64bits(key.data(), key.size()));
-    return static_cast<uint32_t>(key_fn_(key.data(), key.size()));
+    return HashByFn(key);
   }
 
   size_t size() const noexcept { return entries_.empty() ? 0 : entries_.size() - kPad; }
@@ -200,8 +197,8 @@ class Ring {
   // a caller's loop then keeps its pointers and counts in registers across
   // them instead of reloading everything after each lookup.
   [[gnu::pure]] uint32_t Crowded(uint32_t h) const noexcept;
-  // LocateHash(HashKey(key)) through key_fn_.
-  [[gnu::pure]] uint32_t LocateByFn(std::string_view key) const noexcept;
+  // HashKey through key_fn_ (or Md5Le32).
+  [[gnu::pure]] uint32_t HashByFn(std::string_view key) const noexcept;
 
   std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
   std::vector<uint32_t> index_;  // 2^bits + 1 entries
@@ -209,7 +206,7 @@ class Ring {
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
-  HashFn key_fn_ = nullptr;   // key_hasher_->fn, or its faster equal for md5
+  HashFn key_fn_ = nullptr;   // key_hasher_->fn
   bool key_is_md5_ = false;   // key_hasher_->fn == HashMd5
   bool key_is_xxh3_ = false;  // key_hasher_->fn == HashXxh3: hashed inline
 };
