@@ -71,7 +71,8 @@ Outcome FailAndRestore(std::string_view algorithm, uint64_t seed, bool lifo, boo
   auto a = MakeAlgorithm(algorithm, nodes);
   std::map<uint32_t, std::string> label_of;
   std::map<std::string, Node> node_of;
-  for (uint32_t i = 0; i < kNodes; ++i) label_of[i] = nodes[i].label, node_of[nodes[i].label] = nodes[i];
+  for (uint32_t i = 0; i < kNodes; ++i)
+    label_of[i] = nodes[i].label, node_of[nodes[i].label] = nodes[i];
   std::map<std::string, uint32_t> id_of;
   for (uint32_t i = 0; i < kNodes; ++i) id_of[nodes[i].label] = i;
 
@@ -95,7 +96,8 @@ Outcome FailAndRestore(std::string_view algorithm, uint64_t seed, bool lifo, boo
   if (lifo) {
     std::reverse(o.restored.begin(), o.restored.end());
   } else {
-    for (size_t j = o.restored.size(); j > 1; --j) std::swap(o.restored[j - 1], o.restored[rng.Below(j)]);
+    for (size_t j = o.restored.size(); j > 1; --j)
+      std::swap(o.restored[j - 1], o.restored[rng.Below(j)]);
   }
   for (const std::string& label : o.restored) {
     const uint32_t id = a->Add(node_of.at(label));
@@ -119,12 +121,13 @@ TEST_P(HistoryFree, RestoringInAnyOrderBringsEveryKeyBack) {
   for (const AlgorithmInfo& i : AllAlgorithms()) info = i.name == GetParam() ? &i : info;
   ASSERT_NE(info, nullptr);
   for (uint64_t seed : {1, 2, 3}) {
-    const Outcome o = FailAndRestore(GetParam(), seed, /*lifo=*/false,
-                                     info->capabilities.minimal_disruption);
-    std::printf("%s: fail %u of %u, restore in random order (seed %llu): %.3f%% of keys off "
-                "their start node\n",
-                std::string(GetParam()).c_str(), kFailed, kNodes,
-                static_cast<unsigned long long>(seed), 100 * o.off_start);
+    const Outcome o =
+        FailAndRestore(GetParam(), seed, /*lifo=*/false, info->capabilities.minimal_disruption);
+    std::printf(
+        "%s: fail %u of %u, restore in random order (seed %llu): %.3f%% of keys off "
+        "their start node\n",
+        std::string(GetParam()).c_str(), kFailed, kNodes, static_cast<unsigned long long>(seed),
+        100 * o.off_start);
     if (info->capabilities.history_free) {
       EXPECT_EQ(o.off_start, 0.0);
     } else {
@@ -134,8 +137,8 @@ TEST_P(HistoryFree, RestoringInAnyOrderBringsEveryKeyBack) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, HistoryFree,
-                         ::testing::Values("ring", "rendezvous", "multi_probe", "maglev",
-                                           "modulo", "anchor", "memento"),
+                         ::testing::Values("ring", "rendezvous", "multi_probe", "maglev", "modulo",
+                                           "anchor", "memento"),
                          [](const auto& info) { return std::string(info.param); });
 
 class LastInFirstOut : public ::testing::TestWithParam<std::string_view> {};
@@ -170,10 +173,11 @@ TEST_P(LastInFirstOut, RestoringInAnotherOrderPermutesBucketsExactlyAsPredicted)
     }
     size_t moved_nodes = 0;
     for (const auto& [from, to] : pi) moved_nodes += from != to;
-    std::printf("%s seed %llu: %zu of %u restored nodes got another node's bucket; %.3f%% of "
-                "keys off their start node\n",
-                std::string(GetParam()).c_str(), static_cast<unsigned long long>(seed),
-                moved_nodes, kFailed, 100 * o.off_start);
+    std::printf(
+        "%s seed %llu: %zu of %u restored nodes got another node's bucket; %.3f%% of "
+        "keys off their start node\n",
+        std::string(GetParam()).c_str(), static_cast<unsigned long long>(seed), moved_nodes,
+        kFailed, 100 * o.off_start);
     EXPECT_EQ(static_cast<double>(off) / static_cast<double>(o.start.size()), o.off_start);
   }
 }
@@ -203,10 +207,10 @@ TEST(LastInFirstOutReason, ReplayingHistoryWithoutTheRestoredBucketMovesSurvivor
       if (a[i] == b[i]) continue;
       (b[i] == x ? to_x : between) += 1;
     }
-    std::printf("%s: restoring node %u (removed before %u) by replay moves %.3f%% of keys to it "
-                "and %.3f%% between survivors\n",
-                std::string(name).c_str(), x, y, 100.0 * to_x / keys.size(),
-                100.0 * between / keys.size());
+    std::printf(
+        "%s: restoring node %u (removed before %u) by replay moves %.3f%% of keys to it "
+        "and %.3f%% between survivors\n",
+        std::string(name).c_str(), x, y, 100.0 * to_x / keys.size(), 100.0 * between / keys.size());
     EXPECT_GT(between, 0u);
   }
 }

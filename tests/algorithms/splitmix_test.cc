@@ -4,12 +4,13 @@
 // and every derived function against values computed from the formulas the
 // simulator, the benchmarks and the tests used before they shared this header
 // (so seeded results and the callgrind gate's inputs did not move).
+#include "chsim/splitmix.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 
 #include "chsim/sim/rng.h"
-#include "chsim/splitmix.h"
 
 namespace chsim {
 namespace {

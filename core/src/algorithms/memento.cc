@@ -97,9 +97,7 @@ class ReplacementMap {
 class Memento final : public Algorithm {
  public:
   explicit Memento(std::span<const Node> nodes)
-      : n_(static_cast<uint32_t>(nodes.size())),
-        last_removed_(n_),
-        nodes_(nodes, nodes.size()) {}
+      : n_(static_cast<uint32_t>(nodes.size())), last_removed_(n_), nodes_(nodes, nodes.size()) {}
 
   std::string_view name() const noexcept override { return kName; }
   Capabilities capabilities() const noexcept override { return kMementoCapabilities; }
