@@ -168,7 +168,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   // Bucket index on the top `bits` bits of a point: bits = floor(log2 of the
   // points made) puts 1-2 points in a bucket on average (fewer buckets than
   // points: a smaller index, and with kPad = 4 compares a uniform hash still
-  // finds its answer among the first 4 entries 97-99% of the time); capped at
+  // finds its answer among the first 4 entries 96-99% of the time); capped at
   // 2^26 buckets (256 MiB, for rings of 2^27 points and more).
   const int bits = std::clamp(static_cast<int>(std::bit_width(made)) - 1, 1, 26);
   const int shift = 32 - bits;

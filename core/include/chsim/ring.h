@@ -15,7 +15,7 @@
 // the kPad entries from there are compared with the hash without branches, and
 // as the array is sorted, the count of points below the hash is the answer's
 // offset (entries past the bucket are >= its end > hash, so the count never
-// overshoots). Only when all kPad are below (a crowded bucket: ~1-3% of
+// overshoots). Only when all kPad are below (a crowded bucket: ~1-4% of
 // uniform hashes) does a branchless binary search finish inside the bucket.
 // Answers are identical to std::lower_bound on the points (tests/core/ring_test.cc).
 //
@@ -58,6 +58,7 @@ namespace chsim {
 
 class Ring {
  public:
+  // One ring position: a point and the node index that owns it.
   struct Entry {
     uint32_t point;
     uint32_t owner;
@@ -191,13 +192,14 @@ class Ring {
 
  private:
   static constexpr uint32_t kPad = 4;  // entries compared per lookup; sentinels
-  // Entry index of the answer for h (after the edge adjustment) when the kPad
-  // entries from its bucket's start are all below h.
   // The out-of-line calls a lookup may make are pure (they write no memory):
   // a caller's loop then keeps its pointers and counts in registers across
   // them instead of reloading everything after each lookup.
+  //
+  // Entry index of the answer for h (after the edge adjustment) when the kPad
+  // entries from its bucket's start are all below h.
   [[gnu::pure]] uint32_t Crowded(uint32_t h) const noexcept;
-  // HashKey through key_fn_ (or Md5Le32).
+  // HashKey for hashers other than xxh3: key_fn_, or Md5Le32 for md5.
   [[gnu::pure]] uint32_t HashByFn(std::string_view key) const noexcept;
 
   std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
