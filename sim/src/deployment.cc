@@ -391,8 +391,11 @@ void Deployment::Apply(const EventSpec& e, uint32_t step) {
       }
       return;
     case EventSpec::Op::kRestore:
-      for (uint32_t g : failed_) {
-        if (!live_[g]) AddNode(g, e);
+      // Last failed, first restored: the undo order. Anchor, memento and jump
+      // re-add the most recently removed bucket, so only this order gives every
+      // restored node its own keys back; history-free schemes do not care.
+      for (auto it = failed_.rbegin(); it != failed_.rend(); ++it) {
+        if (!live_[*it]) AddNode(*it, e);
       }
       failed_.clear();
       return;
