@@ -119,38 +119,10 @@ void KeyShape::Render(uint64_t index, uint64_t seed, std::string* out) const {
 
 namespace {
 
-// SplitMix64 (rng.h) with its state in view: value k of the stream from state
-// s is Mix(s + k * gamma), so words ahead can be made out of order and the
-// state then skipped past the ones a key used. Same values as SplitMix64
-// (tests/sim/key_shape_test.cc renders through SplitMix64 and compares).
-class Stream {
- public:
-  static constexpr uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
-  explicit Stream(uint64_t seed) noexcept : s_(seed) {}
-  uint64_t Next() noexcept {
-    uint64_t x = Mix(s_);
-    s_ += kGamma;
-    return x;
-  }
-  uint64_t state() const noexcept { return s_; }
-  void Skip(uint64_t k) noexcept { s_ += k * kGamma; }
-  // Lemire's exact bounded integer, as SplitMix64::Below. REQUIRES: range > 0.
-  uint64_t Below(uint64_t range) noexcept {
-    unsigned __int128 m = static_cast<unsigned __int128>(Next()) * range;
-    uint64_t low = static_cast<uint64_t>(m);
-    if (low < range) {
-      const uint64_t threshold = -range % range;
-      while (low < threshold) {
-        m = static_cast<unsigned __int128>(Next()) * range;
-        low = static_cast<uint64_t>(m);
-      }
-    }
-    return static_cast<uint64_t>(m >> 64);
-  }
-
- private:
-  uint64_t s_;
-};
+// SplitMix64 (chsim/splitmix.h) with its state in view: value k of the stream
+// from state s is Mix64(s + k * gamma), so words ahead can be made out of
+// order and the state then skipped past the ones a key used (Skip).
+using Stream = SplitMix64;
 
 // Random characters, 8 per SplitMix64 word: byte k of a word (bits 8k..8k+7,
 // low byte first) gives character k:
@@ -177,7 +149,7 @@ enum CharKind { kHexChars, kAlnumChars, kRawBytes };
 template <CharKind kKind>
 [[gnu::always_inline]] inline char* RandomChars(Stream& rng, uint32_t len, uint32_t words,
                                                 char* out) noexcept {
-  constexpr uint64_t g = Stream::kGamma;
+  constexpr uint64_t g = kSplitMixGamma;
   for (uint32_t w = 0; w < words; w += 4) {
     // States s + (w + 1 + lane) * gamma: Mix adds the first gamma itself (rng.h).
     U64x4 x = rng.state() + uint64_t{w} * g + U64x4{1 * g, 2 * g, 3 * g, 4 * g};
