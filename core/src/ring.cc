@@ -160,7 +160,6 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   Ring ring;
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
-  ring.key_is_md5_ = profile.key_hasher->fn == &HashMd5;
   ring.key_is_xxh3_ = profile.key_hasher->fn == &HashXxh3;
   ring.key_fn_ = profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
@@ -305,9 +304,7 @@ std::vector<double> Ring::StructuralShares() const {
 }
 
 uint32_t Ring::HashByFn(std::string_view key) const noexcept {
-  // md5 goes to the own one-block MD5 (Md5Le32: equal to HashMd5, faster), a tail call.
-  return key_is_md5_ ? Md5Le32(key.data(), key.size())
-                     : static_cast<uint32_t>(key_fn_(key.data(), key.size()));
+  return static_cast<uint32_t>(key_fn_(key.data(), key.size()));
 }
 
 void Ring::LocateHashBatch(std::span<const uint32_t> hashes,
@@ -317,19 +314,15 @@ void Ring::LocateHashBatch(std::span<const uint32_t> hashes,
 
 void Ring::LocateBatch(std::span<const std::string_view> keys,
                        std::span<uint32_t> out) const noexcept {
-  // Hash a chunk (the multi-buffer MD5 for md5), then search it: the chunk's
-  // hashes stay in L1, and the searches, free of the hash's calls and of each
-  // other, overlap in the out-of-order window.
+  // Hash a chunk (HashBatch: the multi-buffer MD5 for md5), then search it:
+  // the chunk's hashes stay in L1, and the searches, free of the hash's calls
+  // and of each other, overlap in the out-of-order window.
   constexpr size_t kChunk = 256;
-  uint32_t h[kChunk];
+  uint64_t h[kChunk];
   for (size_t base = 0; base < keys.size(); base += kChunk) {
     const size_t n = std::min(kChunk, keys.size() - base);
-    if (key_is_md5_) {
-      Md5BatchLe32(keys.subspan(base, n), std::span(h, n));
-    } else {
-      for (size_t i = 0; i < n; ++i) h[i] = HashKey(keys[base + i]);
-    }
-    for (size_t i = 0; i < n; ++i) out[base + i] = LocateHash(h[i]);
+    HashBatch(*key_hasher_, keys.subspan(base, n), std::span(h, n));
+    for (size_t i = 0; i < n; ++i) out[base + i] = LocateHash(static_cast<uint32_t>(h[i]));
   }
 }
 

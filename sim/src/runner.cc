@@ -13,7 +13,6 @@
 #include "chsim/sim/deployment.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/interrupt.h"
-#include "chsim/sim/key_hashing.h"
 #include "chsim/sim/metrics.h"
 #include "chsim/sim/progress.h"
 #include "chsim/sim/stats.h"
@@ -205,7 +204,7 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
         uint64_t begin = b * kBlock, end = std::min(units, begin + kBlock);
         size_t m = static_cast<size_t>(end - begin);
         w.KeysAt(begin, m, &block);  // render, then hash the block (SIMD MD5)
-        HashKeys(hasher, block.keys, {hashes.data(), m});
+        HashBatch(hasher, block.keys, {hashes.data(), m});
         locate_batch({hashes.data(), m}, {}, c, p, s0, t);
         if (progress) progress->Add(m * locates);
       }
@@ -436,7 +435,6 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   }
   for (size_t i = 0; i < m; ++i) views.emplace_back(buffer.data() + offsets[i], lengths[i]);
   const Hasher& hasher = GetHasher(c.algorithm.key_hasher);
-  const HashFn scalar_hash = FastestScalar(hasher);  // equal to hasher.fn
   std::vector<uint64_t> hashes(m);
   for (size_t i = 0; i < m; ++i) hashes[i] = hasher(buffer.data() + offsets[i], lengths[i]);
   std::vector<uint32_t> out(m);
@@ -458,9 +456,9 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   const char* data = buffer.data();
   // Stateful algorithms are timed through Locate (no assignment). Batches
   // may wrap around the end of the key set: [first, first + items) mod m.
-  // With the hash, independent keys take the simulator's own path (HashKeys:
+  // With the hash, independent keys take the simulator's own path (HashBatch:
   // the multi-buffer MD5 for md5, then LocateBatch); dependent keys the
-  // fastest scalar hash equal to the hasher (md5: chsim's one-block MD5).
+  // hasher one key at a time (md5: chsim's one-block MD5).
   std::vector<uint64_t> batch_hashes(items);
   const std::function<void()> check = ThrowIfStopped;
   double no_hash = MedianNsPerItem(
@@ -485,9 +483,9 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   double with_hash = MedianNsPerItem(
       [&](size_t first) {
         size_t len = std::min(items, m - first);
-        HashKeys(hasher, {views.data() + first, len}, batch_hashes);
+        HashBatch(hasher, {views.data() + first, len}, batch_hashes);
         if (len < items) {
-          HashKeys(hasher, {views.data(), items - len}, {batch_hashes.data() + len, items - len});
+          HashBatch(hasher, {views.data(), items - len}, {batch_hashes.data() + len, items - len});
         }
         a.LocateBatch(batch_hashes, {out.data(), items});
         g_sink = g_sink + out[0];
@@ -498,7 +496,7 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
         uint32_t zero = g_opaque_zero, prev = 0;
         size_t idx = first;
         for (size_t i = 0; i < items; ++i) {
-          prev = a.Locate(scalar_hash(data + offsets[idx] + (prev & zero), lengths[idx]));
+          prev = a.Locate(hasher.fn(data + offsets[idx] + (prev & zero), lengths[idx]));
           idx = (idx + 1 + (prev & zero)) & mask;
         }
         g_sink = g_sink + prev;

@@ -77,7 +77,7 @@ TEST_P(Md5BatchTest, EveryLengthUpTo1000) {
     ASSERT_EQ(d[i], ref) << "length " << keys[i].size();
     ASSERT_EQ(le[i], Le32(ref)) << "length " << keys[i].size();
     ASSERT_EQ(Md5Le32(keys[i].data(), keys[i].size()), Le32(ref)) << "length " << keys[i].size();
-    ASSERT_EQ(Md5Le32(keys[i].data(), keys[i].size()), HashMd5(keys[i].data(), keys[i].size()));
+    ASSERT_EQ(HashMd5(keys[i].data(), keys[i].size()), Le32(ref)) << "length " << keys[i].size();
   }
 }
 
@@ -102,7 +102,7 @@ TEST_P(Md5BatchTest, MillionsOfRandomInputs) {
     le.assign(n, 0);
     Md5BatchLe32(keys, le);
     for (size_t i = 0; i < n; ++i) {
-      ASSERT_EQ(le[i], HashMd5(keys[i].data(), keys[i].size())) << "batch key " << i;
+      ASSERT_EQ(le[i], Le32(Reference(keys[i]))) << "batch key " << i;
     }
     if (rng.Below(8) == 0) {  // full digests on a sample (the ring-build path)
       d.assign(n, {});

@@ -38,6 +38,13 @@ const Hasher* FindHasher(std::string_view name) noexcept;
 // Like FindHasher, but throws std::invalid_argument naming the valid hashers.
 const Hasher& GetHasher(std::string_view name);
 
+// out[i] = hasher(keys[i]) for every i: the same values, faster for blocks of
+// keys. md5 and md5_64 hash keys under 56 bytes many at a time with the
+// multi-buffer SIMD MD5 (md5_batch.h), xxh3 runs inline from xxHash's header;
+// the others are called key by key. REQUIRES: out.size() >= keys.size().
+void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
+               std::span<uint64_t> out) noexcept;
+
 // Individual hash functions, usable without the registry.
 uint64_t HashMd5(const void* data, size_t len) noexcept;    // LE32 of MD5 bytes 0..3
 uint64_t HashMd5_64(const void* data, size_t len) noexcept;  // LE64 of MD5 bytes 0..7

@@ -169,9 +169,8 @@ class Ring {
   // out[i] = LocateHash(hashes[i]). REQUIRES: out.size() >= hashes.size().
   void LocateHashBatch(std::span<const uint32_t> hashes, std::span<uint32_t> out) const noexcept;
 
-  // The profile's key hash, low 32 bits. MD5 goes through chsim's one-block
-  // MD5 for short keys (md5_batch.h; equal to OpenSSL's, 15-25% faster), XXH3
-  // inline from xxHash's header (equal to libxxhash's, no call per key).
+  // The profile's key hash, low 32 bits; XXH3 inline from xxHash's header
+  // (equal to libxxhash's, no call per key).
   uint32_t HashKey(std::string_view key) const noexcept {
     if (key_is_xxh3_) return static_cast<uint32_t>(XXH3_64bits(key.data(), key.size()));
     return HashByFn(key);
@@ -199,7 +198,8 @@ class Ring {
   // Entry index of the answer for h (after the edge adjustment) when the kPad
   // entries from its bucket's start are all below h.
   [[gnu::pure]] uint32_t Crowded(uint32_t h) const noexcept;
-  // HashKey for hashers other than xxh3: key_fn_, or Md5Le32 for md5.
+  // HashKey for hashers other than xxh3: key_fn_ (md5: HashMd5, which takes
+  // the one-block MD5 for short keys).
   [[gnu::pure]] uint32_t HashByFn(std::string_view key) const noexcept;
 
   std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
@@ -209,7 +209,6 @@ class Ring {
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
   HashFn key_fn_ = nullptr;   // key_hasher_->fn
-  bool key_is_md5_ = false;   // key_hasher_->fn == HashMd5
   bool key_is_xxh3_ = false;  // key_hasher_->fn == HashXxh3: hashed inline
 };
 

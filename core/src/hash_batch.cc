@@ -1,8 +1,9 @@
-#include "chsim/sim/key_hashing.h"
-
+// HashBatch (chsim/hasher.h): a hasher over a block of keys, the same values
+// as key by key.
 #include <algorithm>
 #include <array>
 
+#include "chsim/hasher.h"
 #include "chsim/md5_batch.h"
 
 // XXH3 inlined from the header of the same libxxhash (XXH_INLINE_ALL): for
@@ -11,10 +12,10 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace chsim::sim {
+namespace chsim {
 
-void HashKeys(const Hasher& hasher, std::span<const std::string_view> keys,
-              std::span<uint64_t> out) noexcept {
+void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
+               std::span<uint64_t> out) noexcept {
   constexpr size_t kStep = 256;  // scratch on the stack: 1 KiB (md5) / 4 KiB (md5_64)
   if (hasher.fn == &HashMd5) {
     std::array<uint32_t, kStep> h;
@@ -46,12 +47,4 @@ void HashKeys(const Hasher& hasher, std::span<const std::string_view> keys,
   for (size_t i = 0; i < keys.size(); ++i) out[i] = fn(keys[i].data(), keys[i].size());
 }
 
-namespace {
-uint64_t Md5OneBlock(const void* data, size_t len) noexcept { return Md5Le32(data, len); }
-}  // namespace
-
-HashFn FastestScalar(const Hasher& hasher) noexcept {
-  return hasher.fn == &HashMd5 ? &Md5OneBlock : hasher.fn;
-}
-
-}  // namespace chsim::sim
+}  // namespace chsim
