@@ -171,6 +171,69 @@ void Run(const RunFlags& f) {
   }
 }
 
+struct MergeFlags {
+  std::vector<std::string> inputs;
+  std::string output;
+  bool missing = false;
+  uint32_t shards = 0;
+  std::string scenario;
+  std::string seed;
+};
+
+constexpr int kExitIncomplete = 3;  // merge --missing: the listing has holes
+
+// merge --missing: the listing as JSON on stdout, in words on stderr.
+void ListMissing(const MergeFlags& f) {
+  if (!f.output.empty()) throw sim::UsageError("merge: --missing writes no file; drop -o");
+  if (f.inputs.empty() && f.shards == 0) {
+    throw sim::UsageError(
+        "merge --missing: no input files and no --shards N; accepted: shard "
+        "result files, or --shards N to list all N as missing");
+  }
+  if (!f.seed.empty() && f.scenario.empty()) {
+    throw sim::UsageError("merge --missing: --seed goes with --scenario FILE");
+  }
+  sim::ShardReference ref;
+  if (f.shards) ref.count = f.shards;
+  sim::Scenario s;
+  if (!f.scenario.empty()) {
+    s = sim::LoadScenario(f.scenario, ParseSeedFlag(f.seed));
+    ref.scenario = &s.resolved;
+    ref.scenario_source = "--scenario " + f.scenario;
+  }
+  const sim::ShardListing listing = sim::ListShards(f.inputs, ref);
+  std::printf("%s\n", sim::ShardListingJson(listing).dump().c_str());
+  std::fflush(stdout);
+  for (const sim::ShardFile& file : listing.files) {
+    if (file.status == "ok") continue;
+    std::fprintf(stderr, "chsim: %s: %s\n", file.status.c_str(), file.reason.c_str());
+  }
+  if (!listing.count) {
+    std::fprintf(stderr,
+                 "chsim: no valid shard file: the shard count is unknown (give --shards N)\n");
+  } else if (!listing.missing.empty()) {
+    std::fprintf(stderr, "chsim: shard(s) %s of %u missing (rerun them with --shard I/%u)\n",
+                 sim::IndexRanges(listing.missing).c_str(), *listing.count, *listing.count);
+  }
+  if (!listing.Complete()) std::exit(kExitIncomplete);
+  std::fprintf(stderr, "chsim: all %u shards present; chsim merge will join them\n",
+               *listing.count);
+}
+
+void Merge(const MergeFlags& f) {
+  if (f.missing) return ListMissing(f);
+  if (f.shards || !f.scenario.empty() || !f.seed.empty()) {
+    throw sim::UsageError("merge: --shards, --scenario and --seed go with --missing");
+  }
+  if (f.output.empty()) {
+    throw sim::UsageError("merge: -o FILE is required (or --missing to list the missing shards)");
+  }
+  sim::Json doc = sim::MergeResults(f.inputs);
+  sim::WriteFileAtomically(f.output, sim::SerializeResults(doc));
+  std::fprintf(stderr, "chsim: merged %zu files into %s (%zu cases, %zu rows)\n", f.inputs.size(),
+               f.output.c_str(), doc["cases"].size(), doc["rows"].size());
+}
+
 }  // namespace
 
 void AddRunCommands(CLI::App& app, int argc, char** argv) {
@@ -232,24 +295,32 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
     if (bad) throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(files->size()) + " files invalid");
   });
 
-  static std::vector<std::string> merge_inputs;
-  static std::string merge_output;
-  auto* inputs = &merge_inputs;
-  auto* merged = &merge_output;
+  static MergeFlags merge_flags;
+  MergeFlags* m = &merge_flags;
   CLI::App* merge = app.add_subcommand(
       "merge",
-      "Merge the result files of the shards of one run (chsim run --shard I/N) into one.\n"
-      "Example:\n"
+      "Merge the result files of the shards of one run (chsim run --shard I/N) into one,\n"
+      "or, with --missing, list which shards a set of files lacks (to rerun them).\n"
+      "Examples:\n"
       "  chsim merge part*.json -o results/sweep.json\n"
-      "The merged rows, summary, nodes and cases equal those of a single run.");
-  merge->add_option("files", *inputs, "shard result files, one per shard")->required();
-  merge->add_option("-o,--output", *merged, "merged result file")->required();
-  merge->callback([inputs, merged] {
-    sim::Json doc = sim::MergeResults(*inputs);
-    sim::WriteFileAtomically(*merged, sim::SerializeResults(doc));
-    std::fprintf(stderr, "chsim: merged %zu files into %s (%zu cases, %zu rows)\n", inputs->size(),
-                 merged->c_str(), doc["cases"].size(), doc["rows"].size());
-  });
+      "  chsim merge --missing --shards 32 --scenario sweep.json parts/sweep.*.json\n"
+      "The merged rows, summary, nodes and cases equal those of a single run.\n"
+      "--missing prints one JSON object on stdout: {\"count\", \"complete\", \"missing\",\n"
+      "\"rerun\" (the missing indices as sbatch --array ranges, e.g. \"2,5-7\"), \"duplicate\",\n"
+      "\"foreign\" (files of another scenario, seed or shard count), \"invalid\", \"files\"};\n"
+      "the same in words on stderr.\n"
+      "Exit status: 0 merged (--missing: complete, a merge would succeed), 3 (--missing)\n"
+      "shards missing, duplicated, foreign or invalid, 2 bad input, 1 runtime error.");
+  merge->add_option("files", m->inputs, "shard result files, one per shard");
+  merge->add_option("-o,--output", m->output, "merged result file (required unless --missing)");
+  merge->add_flag("--missing", m->missing,
+                  "list missing, duplicated, foreign and invalid shards as JSON; merge nothing");
+  merge->add_option("--shards", m->shards, "with --missing: the run's shard count N")
+      ->check(CLI::Range(1u, 1'000'000u));
+  merge->add_option("--scenario", m->scenario,
+                    "with --missing: the scenario the shards were run from (others are foreign)");
+  merge->add_option("--seed", m->seed, "with --scenario: the --seed the shards were run with");
+  merge->callback([m] { Merge(*m); });
 }
 
 }  // namespace chsim::cli

@@ -191,39 +191,43 @@ Json MergeResults(const std::vector<std::string>& paths) {
 
 namespace {
 
+// Reads one shard file ("-" = stdin, read once) with the checks of chsim
+// validate --results. Throws UsageError naming the file.
+Json ReadShardFile(const std::string& p) {
+  std::string text = ReadFileOrStdin(p);
+  const std::string name = p == "-" ? std::string("<stdin>") : p;
+  Json parsed;
+  try {
+    parsed = Json::parse(text);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(name + ": not valid JSON: " + e.what());
+  }
+  const Json* kind = parsed.is_object() && parsed.contains("kind") ? &parsed["kind"] : nullptr;
+  if (kind == nullptr || *kind != "chsim-results") {
+    std::string found = kind == nullptr     ? "nothing"
+                        : kind->is_string() ? Quote(kind->get<std::string>())
+                                            : std::string("a JSON ") + kind->type_name();
+    throw UsageError(name + ": /kind: found " + found +
+                     "; accepted: \"chsim-results\" (a chsim run result file)");
+  }
+  if (parsed.value("schema_version", 0) != kResultsSchemaVersion) {
+    throw UsageError(name + ": /schema_version: found " + parsed["schema_version"].dump() +
+                     "; accepted: " + std::to_string(kResultsSchemaVersion));
+  }
+  try {
+    ValidateResultsText(text, name);
+  } catch (const UsageError& e) {  // "FILE: /pointer: problem (results/schema.json)"
+    throw UsageError("merge: an input is not a whole chsim result file: " + std::string(e.what()) +
+                     "; accepted: result files of chsim run --shard I/N");
+  }
+  return parsed;  // ordered keys, as written
+}
+
 Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("merge: no input files; accepted: shard result files");
   std::vector<Json> docs;
   for (const std::string& p : paths) {
-    // Read once (stdin cannot be reread), then the same checks as chsim
-    // validate --results, for files and "-" alike.
-    std::string text = ReadFileOrStdin(p);
-    const std::string name = p == "-" ? std::string("<stdin>") : p;
-    Json parsed;
-    try {
-      parsed = Json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError(name + ": not valid JSON: " + e.what());
-    }
-    const Json* kind = parsed.is_object() && parsed.contains("kind") ? &parsed["kind"] : nullptr;
-    if (kind == nullptr || *kind != "chsim-results") {
-      std::string found = kind == nullptr       ? "nothing"
-                          : kind->is_string()   ? Quote(kind->get<std::string>())
-                                                : std::string("a JSON ") + kind->type_name();
-      throw UsageError(name + ": /kind: found " + found +
-                       "; accepted: \"chsim-results\" (a chsim run result file)");
-    }
-    if (parsed.value("schema_version", 0) != kResultsSchemaVersion) {
-      throw UsageError(name + ": /schema_version: found " + parsed["schema_version"].dump() +
-                       "; accepted: " + std::to_string(kResultsSchemaVersion));
-    }
-    try {
-      ValidateResultsText(text, name);
-      docs.push_back(std::move(parsed));  // ordered keys, as written
-    } catch (const UsageError& e) {  // "FILE: /pointer: problem (results/schema.json)"
-      throw UsageError("merge: an input is not a whole chsim result file: " +
-                       std::string(e.what()) + "; accepted: result files of chsim run --shard I/N");
-    }
+    docs.push_back(ReadShardFile(p));
     const Json& d = docs.back();
     if (d["scenario"] != docs[0]["scenario"]) {
       throw UsageError(p + ": /scenario: differs from " + paths[0] +
@@ -284,5 +288,143 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
 }
 
 }  // namespace
+
+bool ShardListing::Complete() const {
+  if (!count || !missing.empty()) return false;
+  for (const ShardFile& f : files) {
+    if (f.status != "ok") return false;
+  }
+  return true;
+}
+
+std::string IndexRanges(const std::vector<uint32_t>& ascending) {
+  std::string out;
+  for (size_t i = 0; i < ascending.size();) {
+    size_t j = i;
+    while (j + 1 < ascending.size() && ascending[j + 1] == ascending[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ascending[i]);
+    if (j > i) out += '-' + std::to_string(ascending[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+namespace {
+
+// What ListShards keeps of a valid file: its shard and its run's identity
+// (not the tables: a sweep's parts together may not fit in memory).
+struct PartId {
+  uint32_t index = 0, count = 0;
+  Json scenario;
+  std::string key;  // count and scenario, serialized: equal keys = the same run
+};
+
+std::optional<PartId> ReadPartId(ShardFile& f) {
+  try {
+    Json d = ReadShardFile(f.file);
+    PartId id{d["shard"]["index"].get<uint32_t>(), d["shard"]["count"].get<uint32_t>(),
+              std::move(d["scenario"]), ""};
+    f.index = id.index;
+    if (id.index >= id.count) {
+      throw UsageError(f.file + ": /shard/index: found " + std::to_string(id.index) +
+                       "; accepted: below /shard/count " + std::to_string(id.count));
+    }
+    id.key = std::to_string(id.count) + " " + id.scenario.dump();
+    f.status = "ok";
+    return id;
+  } catch (const UsageError& e) {
+    f.reason = e.what();
+  } catch (const nlohmann::json::exception& e) {  // a field of the wrong type
+    f.reason = f.file + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
+// The reference run among `ids`: the most common one that agrees with what
+// is given (the earliest on a tie); ids.size() when none does.
+size_t ReferencePart(const std::vector<std::optional<PartId>>& ids, const ShardReference& given) {
+  std::map<std::string, size_t> votes;
+  for (const auto& id : ids) {
+    if (id) ++votes[id->key];
+  }
+  size_t best = ids.size();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!ids[i] || (given.scenario && ids[i]->scenario != *given.scenario) ||
+        (given.count && ids[i]->count != *given.count)) {
+      continue;
+    }
+    if (best == ids.size() || votes[ids[i]->key] > votes[ids[best]->key]) best = i;
+  }
+  return best;
+}
+
+}  // namespace
+
+ShardListing ListShards(const std::vector<std::string>& paths, const ShardReference& reference) {
+  ShardListing listing;
+  std::vector<std::optional<PartId>> ids;
+  for (const std::string& p : paths) {
+    listing.files.push_back(ShardFile{p, std::nullopt, "invalid", ""});
+    ids.push_back(ReadPartId(listing.files.back()));
+  }
+  const size_t best = ReferencePart(ids, reference);
+  const Json* ref_scenario = reference.scenario;
+  std::string ref_source = reference.scenario_source;
+  listing.count = reference.count;
+  if (best < ids.size()) {
+    ref_scenario = &ids[best]->scenario;
+    if (!reference.scenario) ref_source = paths[best] + "'s";
+    listing.count = ids[best]->count;
+  }
+  std::map<uint32_t, size_t> holder;  // index -> the ok file holding it
+  std::set<uint32_t> duplicate;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (!ids[i]) continue;
+    ShardFile& f = listing.files[i];
+    if (ref_scenario && ids[i]->scenario != *ref_scenario) {
+      f.status = "foreign";
+      f.reason =
+          paths[i] + ": /scenario: differs from " + ref_source + " (another scenario or seed)";
+    } else if (listing.count && ids[i]->count != *listing.count) {
+      f.status = "foreign";
+      f.reason = paths[i] + ": /shard/count: found " + std::to_string(ids[i]->count) +
+                 "; expected " + std::to_string(*listing.count);
+    } else if (auto [it, inserted] = holder.try_emplace(ids[i]->index, i); !inserted) {
+      f.status = "duplicate";
+      f.reason = paths[i] + ": /shard/index: shard " + std::to_string(ids[i]->index) + " also in " +
+                 paths[it->second];
+      duplicate.insert(ids[i]->index);
+    }
+  }
+  listing.duplicate.assign(duplicate.begin(), duplicate.end());
+  for (uint32_t k = 0; listing.count && k < *listing.count; ++k) {
+    if (!holder.count(k)) listing.missing.push_back(k);
+  }
+  return listing;
+}
+
+Json ShardListingJson(const ShardListing& listing) {
+  Json out = Json::object();
+  out["count"] = listing.count ? Json(*listing.count) : Json(nullptr);
+  out["complete"] = listing.Complete();
+  out["missing"] = listing.missing;
+  out["rerun"] = IndexRanges(listing.missing);
+  out["duplicate"] = listing.duplicate;
+  Json foreign = Json::array(), invalid = Json::array(), files = Json::array();
+  for (const ShardFile& f : listing.files) {
+    if (f.status == "foreign") foreign.push_back(f.file);
+    if (f.status == "invalid") invalid.push_back(f.file);
+    Json j = {{"file", f.file},
+              {"index", f.index ? Json(*f.index) : Json(nullptr)},
+              {"status", f.status}};
+    if (!f.reason.empty()) j["reason"] = f.reason;
+    files.push_back(std::move(j));
+  }
+  out["foreign"] = std::move(foreign);
+  out["invalid"] = std::move(invalid);
+  out["files"] = std::move(files);
+  return out;
+}
 
 }  // namespace chsim::sim

@@ -152,6 +152,22 @@ def test_shard_merge(tmp):
     if [r["metric"] for r in a["rows"]] != [r["metric"] for r in b["rows"]]:
         fail("row order differs (timing rows included)")
     run(["merge", parts[0], parts[1], "-o", os.path.join(tmp, "x.json")], expect=2)
+    # merge --missing: the same verdict as a listing (exit 0 complete, 3 with holes, 2 misuse).
+    p = run(["merge", "--missing", "--scenario", scenario] + parts)
+    if json.loads(p.stdout)["complete"] is not True:
+        fail(f"merge --missing on every shard: {p.stdout}")
+    p = run(["merge", "--missing", parts[2], parts[0]], expect=3)
+    listing = json.loads(p.stdout)
+    if (listing["count"], listing["missing"], listing["rerun"]) != (3, [1], "1") or \
+            "shard(s) 1 of 3 missing" not in p.stderr:
+        fail(f"merge --missing without shard 1: {p.stdout} {p.stderr!r}")
+    p = run(["merge", "--missing", "--scenario", scenario, "--seed", "32"] + parts, expect=3)
+    if json.loads(p.stdout)["foreign"] != parts:
+        fail(f"merge --missing against another seed should call every part foreign: {p.stdout}")
+    run(["merge", "--missing", "--shards", "5"] + parts, expect=3)
+    run(["merge", "--missing"] + parts + ["-o", os.path.join(tmp, "x.json")], expect=2)
+    run(["merge", "--missing"], expect=2)
+    run(["merge", "--shards", "3"] + parts + ["-o", os.path.join(tmp, "x.json")], expect=2)
     # A shard on stdin ("-") merges like a file, and gets the same schema check.
     with open(parts[1]) as f:
         text = f.read()

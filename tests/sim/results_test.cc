@@ -88,6 +88,87 @@ TEST_F(ResultsTest, MergeRefusesIncompleteOrForeignShards) {
   }
 }
 
+TEST_F(ResultsTest, ListShardsNamesTheHolesAMergeWouldRefuse) {
+  Scenario s = ParseScenario(kScenario, "merge.json");
+  std::vector<std::string> parts;
+  for (uint32_t i = 0; i < 4; ++i) parts.push_back(WriteRun(s, Shard{i, 4}, dir_));
+  ShardListing all = ListShards(parts, {});
+  EXPECT_TRUE(all.Complete());
+  EXPECT_EQ(all.count, 4u);
+  EXPECT_TRUE(all.missing.empty());
+  EXPECT_EQ(ShardListingJson(all)["rerun"], "");
+
+  // Shard 2 lost: named, and a merge of the same files refuses.
+  std::vector<std::string> three = {parts[3], parts[0], parts[1]};
+  ShardListing holes = ListShards(three, {});
+  EXPECT_FALSE(holes.Complete());
+  EXPECT_EQ(holes.missing, std::vector<uint32_t>({2}));
+  EXPECT_THROW(MergeResults(three), UsageError);
+  Json j = ShardListingJson(holes);
+  EXPECT_EQ(j["count"], 4);
+  EXPECT_EQ(j["missing"], Json::array({2}));
+  EXPECT_EQ(j["rerun"], "2");
+  EXPECT_EQ(j["complete"], false);
+  EXPECT_EQ(j["files"][0]["index"], 3);
+
+  // A given count larger than the files': all higher indices are missing,
+  // and the files (of 4 shards) are foreign to a run of 6.
+  ShardReference six;
+  six.count = 6;
+  ShardListing of6 = ListShards(three, six);
+  EXPECT_EQ(of6.missing, std::vector<uint32_t>({0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(of6.files[0].status, "foreign");
+  EXPECT_NE(of6.files[0].reason.find("/shard/count: found 4; expected 6"), std::string::npos);
+  EXPECT_EQ(IndexRanges(of6.missing), "0-5");
+  EXPECT_EQ(ListShards({}, six).missing.size(), 6u);
+
+  // A duplicate, a file of another seed, and a truncated file.
+  Scenario other = ParseScenario(kScenario, "merge.json", 78);
+  fs::create_directories(dir_ / "other");
+  std::string foreign = WriteRun(other, Shard{2, 4}, dir_ / "other");
+  std::string copy = (dir_ / "copy.json").string();
+  fs::copy_file(parts[1], copy);
+  std::string cut = (dir_ / "cut.json").string();
+  std::string text = ReadFileOrStdin(parts[2]);
+  WriteFileAtomically(cut, text.substr(0, text.size() / 2));
+  ShardListing mixed = ListShards({parts[0], parts[1], copy, foreign, cut, parts[3]}, {});
+  EXPECT_FALSE(mixed.Complete());
+  EXPECT_EQ(mixed.missing, std::vector<uint32_t>({2}));
+  EXPECT_EQ(mixed.duplicate, std::vector<uint32_t>({1}));
+  EXPECT_EQ(mixed.files[2].status, "duplicate");
+  EXPECT_EQ(mixed.files[3].status, "foreign");
+  EXPECT_EQ(mixed.files[3].index, 2u);
+  EXPECT_NE(mixed.files[3].reason.find("/scenario: differs"), std::string::npos);
+  EXPECT_EQ(mixed.files[4].status, "invalid");
+  EXPECT_FALSE(mixed.files[4].index.has_value());
+  Json mj = ShardListingJson(mixed);
+  EXPECT_EQ(mj["foreign"], Json::array({foreign}));
+  EXPECT_EQ(mj["invalid"], Json::array({cut}));
+
+  // The reference is what most files agree on, not the first file; a given
+  // scenario overrides the vote.
+  ShardListing majority = ListShards({foreign, parts[0], parts[1], parts[3]}, {});
+  EXPECT_EQ(majority.files[0].status, "foreign");
+  EXPECT_EQ(majority.missing, std::vector<uint32_t>({2}));
+  ShardReference given;
+  given.scenario = &other.resolved;
+  given.scenario_source = "--scenario merge.json --seed 78";
+  ShardListing theirs = ListShards({foreign, parts[0], parts[1], parts[3]}, given);
+  EXPECT_EQ(theirs.files[0].status, "ok");
+  EXPECT_EQ(theirs.files[1].status, "foreign");
+  EXPECT_NE(theirs.files[1].reason.find("--scenario merge.json --seed 78"), std::string::npos);
+  EXPECT_EQ(theirs.missing, std::vector<uint32_t>({0, 1, 3}));
+  // The resolved scenario read back from a file equals the one in memory.
+  given.scenario = &s.resolved;
+  EXPECT_TRUE(ListShards(parts, given).Complete());
+}
+
+TEST(IndexRangesTest, CollapsesRuns) {
+  EXPECT_EQ(IndexRanges({}), "");
+  EXPECT_EQ(IndexRanges({7}), "7");
+  EXPECT_EQ(IndexRanges({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
 TEST_F(ResultsTest, AtomicWriteLeavesNoTemporary) {
   std::string path = (dir_ / "out.json").string();
   WriteFileAtomically(path, "{}\n");

@@ -16,6 +16,7 @@
 #define CHSIM_SIM_RESULTS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,50 @@ std::string TemporaryPathFor(const std::string& path);
 // an input is not a valid result file, the files are not shards of the same
 // scenario, or a shard is missing/twice.
 Json MergeResults(const std::vector<std::string>& paths);
+
+// Which shards of one run a set of result files holds, without merging them
+// (chsim merge --missing): what a resumed sweep must rerun.
+//
+// The reference run is the shard count and resolved scenario given in
+// ShardReference; what is not given is taken from the files: the (scenario,
+// count) that most valid files share, the earliest on a tie. A file is
+//   ok         a part of the reference run, the first for its index;
+//   duplicate  a part of the reference run whose index an earlier file holds;
+//   foreign    a whole result file of another run (scenario, seed or count);
+//   invalid    not a whole result file (unreadable, not JSON, schema errors).
+// `missing` are the indices 0..count-1 no ok file holds; Complete() is true
+// exactly when MergeResults of the same paths would succeed.
+struct ShardFile {
+  std::string file;
+  std::optional<uint32_t> index;  // the file's /shard/index, when readable
+  std::string status;             // ok, duplicate, foreign, invalid
+  std::string reason;             // why it is not ok, one line naming the field
+};
+
+struct ShardListing {
+  std::optional<uint32_t> count;    // unknown with no valid file and no given count
+  std::vector<uint32_t> missing;    // ascending
+  std::vector<uint32_t> duplicate;  // ascending, each once
+  std::vector<ShardFile> files;     // in input order
+  bool Complete() const;
+};
+
+struct ShardReference {
+  std::optional<uint32_t> count;
+  const Json* scenario = nullptr;  // resolved scenario (Scenario::resolved), or none
+  std::string scenario_source;     // names it in reasons, e.g. "--scenario sweep.json"
+};
+
+ShardListing ListShards(const std::vector<std::string>& paths, const ShardReference& reference);
+
+// The machine-readable form: {"count", "complete", "missing", "rerun",
+// "duplicate", "foreign", "invalid", "files": [{"file", "index", "status",
+// "reason"}]}; "rerun" is `missing` as ranges ("2,5-7", "" when none), the
+// syntax of sbatch --array.
+Json ShardListingJson(const ShardListing& listing);
+
+// Ascending indices as ranges: {2, 5, 6, 7} -> "2,5-7".
+std::string IndexRanges(const std::vector<uint32_t>& ascending);
 
 // Validates a result file ("-" = stdin) against results/schema.json (embedded
 // at build time). Throws UsageError "FILE: /pointer: problem".
