@@ -259,7 +259,7 @@ class Cluster:
         return "\n".join(out)
 
     def diagnostics(self):
-        return "\n".join(self.tail(name) for name in DAEMONS)
+        return "\n".join(t for t in (self.tail(name) for name in DAEMONS) if t)
 
     def job(self, jobspec):
         """scontrol's fields of a job (or array task "12_3"), {} once purged."""

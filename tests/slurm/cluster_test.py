@@ -250,7 +250,9 @@ def main():
               f"deterministic lines equal one run's; {time.monotonic() - t0:.1f} s")
     except (TestFailure, ClusterError, subprocess.SubprocessError) as e:
         print(f"FAIL: {e}")
-        print("cluster logs:\n" + cluster.diagnostics())
+        logs = cluster.diagnostics().strip("\n")
+        if logs:
+            print("cluster logs:\n" + logs)
         logs = os.path.join(out, "slurm")
         if os.path.isdir(logs):
             for x in sorted(os.listdir(logs)):
