@@ -18,11 +18,14 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "chsim/simd.h"
 #include "chsim/splitmix.h"
 
 namespace chsim::bench {
@@ -32,8 +35,13 @@ inline constexpr int kChunk = 1024;
 // Set by ParseCommonFlags.
 inline bool g_smoke = false;
 
-// Removes chsim's own flags from argv (before benchmark::Initialize).
+// Removes chsim's own flags from argv (before benchmark::Initialize); exits 2
+// when CHSIM_SIMD asks for a level this CPU lacks (chsim/simd.h).
 inline void ParseCommonFlags(int* argc, char** argv) {
+  if (const char* error = SimdOverrideError()) {
+    std::fprintf(stderr, "%s: error: %s\n", argv[0], error);
+    std::exit(2);
+  }
   int out = 1;
   for (int i = 1; i < *argc; ++i) {
     if (std::strcmp(argv[i], "--chsim_smoke") == 0) {

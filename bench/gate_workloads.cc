@@ -5,9 +5,15 @@
 //
 // Protocol (what scripts/bench-gate expects of any workloads binary):
 //   chsim_gate_workloads --list     one workload name per line
-//   chsim_gate_workloads --env      one line "key=value ..." describing what
-//                                   changes counts besides the code (ISA chosen)
+//   chsim_gate_workloads --env      "key=value" lines: what changes counts
+//                                   besides the code (the SIMD level in use,
+//                                   pinned by the gate through CHSIM_SIMD)
 //   chsim_gate_workloads NAME       runs NAME once, prints a checksum
+// A CHSIM_SIMD level the CPU lacks is refused (exit 2) before anything runs.
+//
+// Built a second time as chsim_gate_workloads_plant3 with
+// CHSIM_GATE_PLANT_PERMILLE=30: the lookup and hash workloads then do 3% more
+// work in this object, the planted regression of the gate's self-test.
 #include <cstdio>
 #include <cstring>
 #include <functional>
@@ -20,9 +26,16 @@
 #include "chsim/node.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
+#include "chsim/simd.h"
 
 namespace {
 uint64_t g_sink = 0;
+
+#ifndef CHSIM_GATE_PLANT_PERMILLE
+#define CHSIM_GATE_PLANT_PERMILLE 0
+#endif
+// `count` items of work, plus the planted extra of the self-test's variant.
+constexpr size_t Planted(size_t count) { return count + count * CHSIM_GATE_PLANT_PERMILLE / 1000; }
 }  // namespace
 
 // The only counted function. noipa (no inlining, no cloning) + extern "C" keep
@@ -50,7 +63,7 @@ chsim::Ring BuildRing(const char* profile, uint32_t n) {
 }
 
 void LookupWorkload(const chsim::Ring& ring, size_t count) {
-  KeyPool pool = MakeKeys(count, 16, 32);
+  KeyPool pool = MakeKeys(Planted(count), 16, 32);
   Measure([&] {
     uint64_t s = 0;
     for (std::string_view k : pool.keys) s += ring.Locate(k);
@@ -109,7 +122,7 @@ std::vector<Workload> Workloads() {
     std::string name = std::string("hash_") + hasher + "_32B";
     w.push_back({strdup(name.c_str()), [hasher] {
                    const chsim::Hasher& h = chsim::GetHasher(hasher);
-                   KeyPool pool = MakeKeys(1 << 13, 32, 32);
+                   KeyPool pool = MakeKeys(Planted(1 << 13), 32, 32);
                    Measure([&] {
                      uint64_t s = 0;
                      for (std::string_view k : pool.keys) s += h(k);
@@ -132,8 +145,13 @@ int main(int argc, char** argv) {
     for (const Workload& w : all) std::printf("%s\n", w.name);
     return 0;
   }
+  if (const char* error = chsim::SimdOverrideError()) {
+    std::fprintf(stderr, "chsim_gate_workloads: error: %s\n", error);
+    return 2;
+  }
   if (std::strcmp(argv[1], "--env") == 0) {
-    std::printf("md5_batch_isa=%s\n", chsim::Md5BatchIsa());
+    std::printf("simd=%s\nmd5_batch_isa=%s\n", chsim::SimdLevelName(chsim::MaxSimdLevel()),
+                chsim::Md5BatchIsa());
     return 0;
   }
   for (const Workload& w : all) {

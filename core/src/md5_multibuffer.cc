@@ -7,6 +7,7 @@
 
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
+#include "chsim/simd.h"
 #include "md5_multibuffer_impl.h"
 
 static_assert(std::endian::native == std::endian::little, "MD5 words are read little-endian");
@@ -51,17 +52,18 @@ const Kernel kAvx512{"avx512", 32, md5mb::Avx512_a, md5mb::Avx512_abcd};
 
 bool Supported(const Kernel& k) {
 #ifdef CHSIM_MD5MB_X86
-  if (&k == &kAvx512) return __builtin_cpu_supports("avx512f");
-  if (&k == &kAvx2) return __builtin_cpu_supports("avx2");
+  if (&k == &kAvx512) return CpuHasSimdLevel(SimdLevel::kAvx512);
+  if (&k == &kAvx2) return CpuHasSimdLevel(SimdLevel::kAvx2);
 #endif
   return &k == &kPortable;
 }
 
+// The widest kernel the CPU has, capped by CHSIM_SIMD (chsim/simd.h).
 const Kernel* Best() {
 #ifdef CHSIM_MD5MB_X86
-  __builtin_cpu_init();
-  if (Supported(kAvx512)) return &kAvx512;
-  if (Supported(kAvx2)) return &kAvx2;
+  const SimdLevel max = MaxSimdLevel();
+  if (max >= SimdLevel::kAvx512 && Supported(kAvx512)) return &kAvx512;
+  if (max >= SimdLevel::kAvx2 && Supported(kAvx2)) return &kAvx2;
 #endif
   return &kPortable;
 }

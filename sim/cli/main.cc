@@ -1,13 +1,13 @@
 // chsim: simulate and benchmark consistent hashing.
+#include <CLI/CLI.hpp>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <new>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "chsim/sim/errors.h"
+#include "chsim/simd.h"
 #include "commands.h"
 
 int main(int argc, char** argv) {
@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   // A full disk or a file-size limit (ulimit -f) must give a write error that
   // the writer reports (the temporary file removed), not a SIGXFSZ death.
   std::signal(SIGXFSZ, SIG_IGN);
+  if (const char* error = chsim::SimdOverrideError()) {  // CHSIM_SIMD names a level the CPU lacks
+    std::fprintf(stderr, "chsim: error: %s\n", error);
+    return chsim::sim::kExitUsage;
+  }
   try {
     if (argc > 1 && argv[1][0] != '-') {  // name a mistyped subcommand (CLI11 would not)
       std::string valid;

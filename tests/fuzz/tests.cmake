@@ -1,5 +1,5 @@
 # Fuzz targets. In every build, each target is linked with replay_main.cc and
-# CTest replays its committed corpus (label fuzz). With clang and
+# CTest replays its committed corpus (label fuzz): every file, or it fails. With clang and
 # -DCHSIM_FUZZ=ON, real libFuzzer binaries fuzz_<target> are built too:
 #   CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCHSIM_FUZZ=ON -DCHSIM_BUILD_BENCH=OFF
 #   build/fuzz/tests/fuzz_ring tests/fuzz/corpus/ring -max_total_time=600
@@ -10,8 +10,15 @@ foreach(src ${chsim_fuzz_sources})
   string(REPLACE "fuzz_" "" corpus ${target})
   add_executable(${target}_replay ${src} ${CMAKE_CURRENT_LIST_DIR}/replay_main.cc)
   target_link_libraries(${target}_replay PRIVATE chsim_sim chsim::core chsim_warnings)
+  # Every committed input must be replayed: the count at configure time is the floor.
+  file(GLOB_RECURSE corpus_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/${corpus}/*)
+  list(LENGTH corpus_files corpus_count)
+  if(corpus_count EQUAL 0)
+    message(FATAL_ERROR "tests/fuzz/corpus/${corpus}: no committed inputs for ${target}")
+  endif()
   add_test(NAME ${target}_corpus
-           COMMAND ${target}_replay ${CMAKE_CURRENT_LIST_DIR}/corpus/${corpus})
+           COMMAND ${target}_replay --min-inputs ${corpus_count}
+                   ${CMAKE_CURRENT_LIST_DIR}/corpus/${corpus})
   set_tests_properties(${target}_corpus PROPERTIES LABELS fuzz)
   if(CHSIM_FUZZ)
     add_executable(${target} ${src})
@@ -20,3 +27,22 @@ foreach(src ${chsim_fuzz_sources})
     target_link_libraries(${target} PRIVATE chsim_sim chsim::core)
   endif()
 endforeach()
+
+# The replayer itself refuses what would let a lost corpus pass: a missing path,
+# an empty directory, fewer inputs than the corpus holds.
+set(_replay $<TARGET_FILE:fuzz_ring_replay>)
+add_test(NAME fuzz_replay_refuses_a_missing_corpus
+         COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/tests/expect_run.py --exit 1
+                 --stderr "replay: error: .*no-such-corpus: no such file or directory"
+                 -- ${_replay} ${CMAKE_CURRENT_BINARY_DIR}/no-such-corpus)
+add_test(NAME fuzz_replay_refuses_an_empty_directory
+         COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/tests/expect_run.py --exit 1
+                 --stderr "replay: error: .*: an empty corpus directory"
+                 -- ${_replay} ${CMAKE_CURRENT_BINARY_DIR}/empty-corpus)
+file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/empty-corpus)
+add_test(NAME fuzz_replay_refuses_fewer_inputs
+         COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/tests/expect_run.py --exit 1
+                 --stderr "replayed 1 inputs; the corpus holds at least 2"
+                 -- ${_replay} --min-inputs 2 ${CMAKE_CURRENT_LIST_DIR}/scenario.dict)
+set_tests_properties(fuzz_replay_refuses_a_missing_corpus fuzz_replay_refuses_an_empty_directory
+                     fuzz_replay_refuses_fewer_inputs PROPERTIES LABELS fuzz)

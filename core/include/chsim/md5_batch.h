@@ -2,7 +2,8 @@
 // hashes its own message; one 64-byte block per message), chosen at run time
 // among AVX-512 (32 messages per call), AVX2 (16) and a portable kernel built
 // with the compiler's baseline vectors (8; SSE2 on x86-64, NEON on arm64,
-// plain scalar code elsewhere). Keys of 56 bytes or more need more than one
+// plain scalar code elsewhere): the widest the CPU has, at most the level the
+// environment variable CHSIM_SIMD names (chsim/simd.h). Keys of 56 bytes or more need more than one
 // block and go through OpenSSL's MD5(), which stays the reference.
 //
 // Why: one MD5 of a short key is a 64-step dependency chain (~110-140 ns);
