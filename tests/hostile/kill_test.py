@@ -1,21 +1,34 @@
 #!/usr/bin/python3
 """Kill test: `chsim run` interrupted at seeded random moments.
 
-A baseline run measures how long the scenario takes and keeps its rows. Then
-each trial starts the same run, sends SIGINT or SIGTERM after a random delay
-in [0, 1.2 x baseline] (and, in some trials, a second signal shortly after,
-which terminates at once), and checks:
+A baseline run measures how long the scenario takes and keeps its rows.
+
+First, one forced clean stop per signal (SIGINT, then SIGTERM): the run is
+caught mid-way without any timing luck. The test waits until chsim has
+installed its handlers (SigCgt in /proc/PID/status) and has then run for a
+while (its CPU time grew by --settle-cpu seconds), freezes it (SIGSTOP), sends
+the one signal, and thaws it (SIGCONT): the signal is delivered before chsim
+runs another instruction of the simulation, so the only right outcome is a
+clean stop. Up to 3 attempts each (a machine so loaded that the whole run ends
+before the freeze); none clean is a failure.
+
+Then each random trial starts the same run, sends SIGINT or SIGTERM after a
+random delay in [0, 1.2 x baseline] (and, in some trials, a second signal
+shortly after, which terminates at once), and checks:
 
   * the process ends (no hang after a signal: at most --grace seconds);
-  * exit status 0 (the signal came too late to matter), 128+SIG (stopped
-    cleanly), or death by the signal itself (the second signal);
+  * one signal: exit status exactly 0 (the signal came too late to matter)
+    or 128+SIG with the line "interrupted by SIG after finishing N of M
+    cases" (M the scenario's cases, N <= M); death by the signal itself is
+    accepted only after a second signal;
   * the result file is absent, or whole: valid JSON that `chsim validate
     --results` accepts and whose rows equal the baseline's (never partial);
-  * an exit status of 0 always comes with the file;
+  * an exit status of 0 always comes with the file, 128+SIG never does;
   * no other file is left in the directory (no temporary file).
 
-The number of trials is cut to fit --budget seconds (at least --min-trials),
-so a sanitizer build, where a run is 5-10x slower, stays within CI's time.
+The number of random trials is cut to fit --budget seconds (at least
+--min-trials), so a sanitizer build, where a run is 5-10x slower, stays within
+CI's time.
 
 Usage: kill_test.py CHSIM [--trials N] [--seed S] [--budget SECONDS]
 """
@@ -24,6 +37,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -45,10 +59,24 @@ SCENARIO = {
 }
 
 
-def run(chsim, d, out, sig=None, delay=0.0, second=None, grace=60):
-  proc = subprocess.Popen([chsim, "run", os.path.join(d, "s.json"), "-o", out, "-q",
+def start(chsim, d, out):
+  return subprocess.Popen([chsim, "run", os.path.join(d, "s.json"), "-o", out, "-q",
                            "--threads", "2"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def finish(proc, grace):
+  try:
+    _, err = proc.communicate(timeout=grace)
+  except subprocess.TimeoutExpired:
+    proc.kill()
+    proc.communicate()
+    return None, "did not stop within %ds of the signal" % grace
+  return proc.returncode, err.decode("utf-8", "replace")
+
+
+def run(chsim, d, out, sig=None, delay=0.0, second=None, grace=60):
+  proc = start(chsim, d, out)
   if sig is not None:
     time.sleep(delay)
     if proc.poll() is None:
@@ -57,13 +85,107 @@ def run(chsim, d, out, sig=None, delay=0.0, second=None, grace=60):
         time.sleep(second)
         if proc.poll() is None:
           proc.send_signal(sig)
+  return finish(proc, grace)
+
+
+def proc_status(pid):
+  """(SigCgt mask, CPU seconds, state letter) of a live process; None once it is gone."""
   try:
-    _, err = proc.communicate(timeout=grace)
-  except subprocess.TimeoutExpired:
-    proc.kill()
-    proc.communicate()
-    return None, "did not stop within %ds of the signal" % grace
-  return proc.returncode, err.decode("utf-8", "replace")
+    with open("/proc/%d/status" % pid) as f:
+      status = f.read()
+    with open("/proc/%d/stat" % pid) as f:
+      stat = f.read().rsplit(")", 1)[1].split()
+  except OSError:
+    return None
+  caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
+  cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+  return caught, cpu, stat[0]
+
+
+def run_frozen(chsim, d, out, sig, settle_cpu, grace):
+  """Delivers exactly one `sig` to a run caught mid-way (see the module doc).
+  Returns (rc, stderr, how) where `how` says whether the freeze happened in time."""
+  proc = start(chsim, d, out)
+  want = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+  deadline = time.monotonic() + grace
+  cpu0 = None
+  while time.monotonic() < deadline:
+    st = proc_status(proc.pid)
+    if st is None or proc.poll() is not None:
+      break
+    caught, cpu, _ = st
+    if caught & want == want:
+      if cpu0 is None:
+        cpu0 = cpu
+      elif cpu - cpu0 >= settle_cpu:
+        os.kill(proc.pid, signal.SIGSTOP)
+        while (st := proc_status(proc.pid)) is not None and st[2] not in "Tt":
+          time.sleep(0.001)
+        if st is None or proc.poll() is not None:
+          break
+        os.kill(proc.pid, sig)
+        os.kill(proc.pid, signal.SIGCONT)
+        rc, err = finish(proc, grace)
+        return rc, err, "frozen mid-run"
+    time.sleep(0.002)
+  rc, err = finish(proc, grace)
+  if cpu0 is None:
+    return rc, err, "chsim ended without catching SIGINT and SIGTERM (no handler installed)"
+  return rc, err, "the run ended before it could be frozen"
+
+
+def check_outcome(chsim, d, out, sig, rc, err, signals_sent, cases, base_rows):
+  """Problems with one ended run (and cleans the directory)."""
+  problems = []
+  if rc is None:
+    problems.append(err)
+  elif rc == 128 + sig:
+    m = STOPPED.search(err)
+    if not m or m.group(1) != signal.Signals(sig).name:
+      problems.append("exit %d without the line 'interrupted by %s after finishing N of M "
+                      "cases': %r" % (rc, signal.Signals(sig).name, err.strip()[-300:]))
+    else:
+      total = int(m.group(4) or m.group(3))
+      done = int(m.group(2)) if m.group(2) is not None else total
+      if total != cases or done > total:
+        problems.append("says %d of %d cases; the scenario has %d" % (done, total, cases))
+    if os.path.exists(out):
+      problems.append("exit %d, yet a result file was written" % rc)
+  elif rc == -sig:
+    if signals_sent < 2:
+      problems.append("killed by %s after a single signal: the handler did not stop the run "
+                      "cleanly" % signal.Signals(sig).name)
+  elif rc != 0:
+    problems.append("exit status %d" % rc)
+  if rc == 0 and not os.path.exists(out):
+    problems.append("exit 0 without a result file")
+  if os.path.exists(out):
+    try:
+      with open(out) as f:
+        rows = json.load(f)["rows"]
+      if rows != base_rows:
+        problems.append("result rows differ from the baseline's")
+    except (ValueError, KeyError) as e:
+      problems.append("partial or invalid result file: %s" % e)
+    v = subprocess.run([chsim, "validate", "--results", out], capture_output=True)
+    if v.returncode != 0:
+      problems.append("validate --results: %s" % v.stderr.decode().strip())
+    os.remove(out)
+  left = sorted(set(os.listdir(d)) - {"s.json"})
+  for name in left:
+    os.remove(os.path.join(d, name))
+  if left:
+    problems.append("left files: %s" % ", ".join(left))
+  return problems
+
+
+def outcome(rc):
+  return ("exit %d" % rc if rc is not None and rc >= 0 else
+          "killed by %s" % signal.Signals(-rc).name if rc is not None else "hang")
+
+
+STOPPED = re.compile(r"chsim: interrupted by (SIGINT|SIGTERM) after finishing "
+                     r"(?:(\d+) of (\d+)|all (\d+)) cases; no result file written")
 
 
 def main():
@@ -74,6 +196,8 @@ def main():
   ap.add_argument("--grace", type=int, default=60)
   ap.add_argument("--budget", type=float, default=150, help="seconds for the trials (0: no cut)")
   ap.add_argument("--min-trials", type=int, default=10)
+  ap.add_argument("--settle-cpu", type=float, default=0.05,
+                  help="CPU seconds chsim runs after installing its handlers before the freeze")
   a = ap.parse_args()
   chsim = os.path.abspath(a.chsim)
   rng = random.Random(a.seed)
@@ -91,42 +215,43 @@ def main():
     with open(out) as f:
       base_rows = json.load(f)["rows"]
     os.remove(out)
+    dry = subprocess.run([chsim, "run", os.path.join(d, "s.json"), "--dry-run"],
+                         capture_output=True, text=True, check=True)
+    cases = sum(1 for line in dry.stdout.splitlines() if re.match(r"\d+\t", line))
+    outcomes = {}
+    # Forced clean stops: one per signal, each caught mid-run.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+      for attempt in range(3):
+        rc, err, how = run_frozen(chsim, d, out, sig, a.settle_cpu, a.grace)
+        problems = check_outcome(chsim, d, out, sig, rc, err, 1, cases, base_rows)
+        clean = rc == 128 + sig and not problems
+        if how != "frozen mid-run" and "no handler" not in how and attempt < 2:
+          print("note forced %s: %s (exit %s); again" % (signal.Signals(sig).name, how, rc))
+          continue
+        if not clean and not problems:
+          problems.append("%s: %s; expected exit %d with the 'interrupted by' line" % (
+              how, outcome(rc), 128 + sig))
+        kind = outcome(rc)
+        outcomes["forced " + kind] = outcomes.get("forced " + kind, 0) + 1
+        print("%-4s forced %s, %s -> %s%s" % (
+            "FAIL" if problems else "ok", signal.Signals(sig).name, how, kind,
+            ": " + "; ".join(problems) if problems else ": " + STOPPED.search(err).group(0)),
+            flush=True)
+        failures += bool(problems)
+        break
     trials = a.trials
     if a.budget > 0:  # a trial lasts about 0.6 x the baseline on average, plus start-up
       trials = max(a.min_trials, min(trials, int(a.budget / (0.7 * base_secs + 0.1))))
-    print("baseline: %.2f s, %d rows; %d trials" % (base_secs, len(base_rows), trials))
-    outcomes = {}
+    print("baseline: %.2f s, %d rows, %d cases; %d random trials" % (
+        base_secs, len(base_rows), cases, trials))
     for trial in range(trials):
       sig = rng.choice([signal.SIGINT, signal.SIGTERM])
       delay = rng.uniform(0, 1.2 * base_secs)
       second = rng.uniform(0, 0.2) if rng.random() < 0.25 else None
       rc, err = run(chsim, d, out, sig, delay, second, grace=a.grace)
-      problems = []
-      if rc is None:
-        problems.append(err)
-      elif rc not in (0, 128 + sig, -sig):
-        problems.append("exit status %d" % rc)
-      if rc == 0 and not os.path.exists(out):
-        problems.append("exit 0 without a result file")
-      if os.path.exists(out):
-        try:
-          with open(out) as f:
-            rows = json.load(f)["rows"]
-          if rows != base_rows:
-            problems.append("result rows differ from the baseline's")
-        except (ValueError, KeyError) as e:
-          problems.append("partial or invalid result file: %s" % e)
-        v = subprocess.run([chsim, "validate", "--results", out], capture_output=True)
-        if v.returncode != 0:
-          problems.append("validate --results: %s" % v.stderr.decode().strip())
-        os.remove(out)
-      left = sorted(set(os.listdir(d)) - {"s.json"})
-      for name in left:
-        os.remove(os.path.join(d, name))
-      if left:
-        problems.append("left files: %s" % ", ".join(left))
-      kind = ("exit %d" % rc if rc is not None and rc >= 0 else
-              "killed by %s" % signal.Signals(-rc).name if rc is not None else "hang")
+      problems = check_outcome(chsim, d, out, sig, rc, err, 1 if second is None else 2, cases,
+                               base_rows)
+      kind = outcome(rc)
       outcomes[kind] = outcomes.get(kind, 0) + 1
       print("%-4s trial %2d: %s after %.2fs%s -> %s%s" % (
           "FAIL" if problems else "ok", trial, signal.Signals(sig).name, delay,

@@ -2,8 +2,9 @@
 #  - hostile_table: hostile.py, one row per bad input (label hostile).
 #  - hostile_big: the rows that stream a 1 GB line or write 10^6-server
 #    lists (labels hostile, scale: seconds and memory, so sanitizer runs skip them).
-#  - hostile_kill: SIGINT/SIGTERM at seeded random moments of `chsim run`;
-#    the result file is whole or absent, no temporary file is left (label hostile).
+#  - hostile_kill: a forced clean stop per signal (exit 128+SIG and its line),
+#    then SIGINT/SIGTERM at seeded random moments of `chsim run`; the result
+#    file is whole or absent, no temporary file is left (label hostile).
 #  - chsim_scale_tests: 100,000 nodes under every profile and algorithm
 #    (labels scale, slow).
 add_test(NAME hostile_table
