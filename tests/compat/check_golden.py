@@ -11,6 +11,10 @@ key; for every golden ring, runs
 and compares its POINT<TAB>SERVER lines line for line.  Prints per-variant counts, the first
 mismatches, a final line "N passed, M failed", and exits 1 on any mismatch or chsim error
 (2 on a usage error).
+
+Nothing missing passes silently: a variant of variants.tsv without its map directory, a
+map directory that variants.tsv does not name, an empty map directory, and an empty golden
+file each count as a failure.
 """
 
 import argparse
@@ -88,15 +92,27 @@ def main():
         return 2
 
     passed = failed = 0
+    mroot = os.path.join(golden, "map")
+    orphans = sorted(set(os.listdir(mroot)) - known_v) if os.path.isdir(mroot) else []
+    for o in orphans:
+        print(f"  FAIL map/{o}: a golden directory that variants.tsv does not name")
+        failed += 1
     with tempfile.TemporaryDirectory(prefix="chsim-check-") as tmp:
         for variant, args in variants:
             if want_v and variant not in want_v:
                 continue
             mdir = os.path.join(golden, "map", variant)
             rdir = os.path.join(golden, "ring", variant)
-            jobs = []
-            if os.path.isdir(mdir):
-                jobs += [("map", fn[:-4]) for fn in sorted(os.listdir(mdir)) if fn.endswith(".tsv")]
+            if not os.path.isdir(mdir):
+                print(f"  FAIL {variant}: no golden directory map/{variant} "
+                      "(regenerate with tests/compat/generate)")
+                failed += 1
+                continue
+            jobs = [("map", fn[:-4]) for fn in sorted(os.listdir(mdir)) if fn.endswith(".tsv")]
+            if not jobs:
+                print(f"  FAIL {variant}: map/{variant} holds no golden file")
+                failed += 1
+                continue
             if os.path.isdir(rdir) and not a.no_rings:
                 jobs += [("ring", fn[:-4]) for fn in sorted(os.listdir(rdir)) if fn.endswith(".tsv")]
             jobs = [j for j in jobs if not want_l or j[1] in want_l]
@@ -107,6 +123,11 @@ def main():
             for kind, lname in jobs:
                 lpath = os.path.join(golden, "lists", f"{lname}.txt")
                 expect = read_lines(os.path.join(golden, kind, variant, f"{lname}.tsv"))
+                if not expect:
+                    print(f"  FAIL {kind} {lname}: the golden file {kind}/{variant}/{lname}.tsv "
+                          "is empty")
+                    vf += 1
+                    continue
                 if kind == "map":
                     kpath = os.path.join(tmp, "keys.txt")
                     with open(kpath, "wb") as f:
