@@ -9,6 +9,10 @@
 //        SERVERS_TSV: LABEL HOST PORT WEIGHT (WEIGHT 0 = unweighted list -> empty weights map)
 //   hash KEYS_HEX_FILE OUT         rows spy_<ALG> KEY_HEX VALUE for every DefaultHashAlgorithm
 //   jump INPUTS_FILE OUT           INPUTS_FILE: U64_DECIMAL N per line; rows INPUT N BUCKET
+//   murmur3 KEYS_HEX_FILE OUT      rows murmur3_32 KEY_HEX VALUE: Guava's
+//                                  Hashing.murmur3_32_fixed() (MurmurHash3_x86_32, seed 0) over
+//                                  the key's bytes; and murmur3_32_hashkit_seed KEY_HEX VALUE:
+//                                  the same with seed 0xdeadbeef * length (libhashkit's rule)
 import java.io.*;
 import java.lang.reflect.Method;
 import java.net.InetSocketAddress;
@@ -152,6 +156,20 @@ public class PeerDriver {
     }
   }
 
+  static void murmur3(String[] f) throws Exception {
+    try (OutputStream out = new BufferedOutputStream(new FileOutputStream(f[2]))) {
+      for (String hex : Files.readAllLines(Paths.get(f[1]), StandardCharsets.US_ASCII)) {
+        byte[] k = unhex(hex);
+        int seed0 = com.google.common.hash.Hashing.murmur3_32_fixed().hashBytes(k).asInt();
+        int seeded = com.google.common.hash.Hashing.murmur3_32_fixed(0xdeadbeef * k.length)
+            .hashBytes(k).asInt();
+        out.write(("murmur3_32\t" + hex + "\t" + Integer.toUnsignedString(seed0) + "\n"
+                   + "murmur3_32_hashkit_seed\t" + hex + "\t" + Integer.toUnsignedString(seeded)
+                   + "\n").getBytes(StandardCharsets.US_ASCII));
+      }
+    }
+  }
+
   static void jump(String[] f) throws Exception {
     try (OutputStream out = new BufferedOutputStream(new FileOutputStream(f[2]))) {
       for (String line : Files.readAllLines(Paths.get(f[1]), StandardCharsets.US_ASCII)) {
@@ -173,6 +191,7 @@ public class PeerDriver {
         case "locate": locate(f); break;
         case "hash": hash(f); break;
         case "jump": jump(f); break;
+        case "murmur3": murmur3(f); break;
         default: throw new IllegalArgumentException("unknown job " + f[0]);
       }
     }
