@@ -4,13 +4,14 @@
 A baseline run measures how long the scenario takes and keeps its rows.
 
 First, one forced clean stop per signal (SIGINT, then SIGTERM): the run is
-caught mid-way without any timing luck. The test waits until chsim has
-installed its handlers (SigCgt in /proc/PID/status) and has then run for a
-while (its CPU time grew by --settle-cpu seconds), freezes it (SIGSTOP), sends
-the one signal, and thaws it (SIGCONT): the signal is delivered before chsim
-runs another instruction of the simulation, so the only right outcome is a
-clean stop. Up to 3 attempts each (a machine so loaded that the whole run ends
-before the freeze); none clean is a failure.
+caught mid-way without any timing luck. chsim runs on a pseudo-terminal, where
+it redraws its progress line ("N/M cases, P%") every 250 ms once the cases
+run, which is after it installed its handlers; at the first such line the
+test freezes it (SIGSTOP), sends the one signal and thaws it (SIGCONT): the
+signal is delivered before chsim runs another instruction of the simulation,
+so the only right outcome is a clean stop, on any machine load and under
+sanitizers. Up to 3 attempts each (a run that ends before its first progress
+line); none clean is a failure.
 
 Then each random trial starts the same run, sends SIGINT or SIGTERM after a
 random delay in [0, 1.2 x baseline] (and, in some trials, a second signal
@@ -36,8 +37,10 @@ Usage: kill_test.py CHSIM [--trials N] [--seed S] [--budget SECONDS]
 import argparse
 import json
 import os
+import pty
 import random
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -53,7 +56,7 @@ SCENARIO = {
     "algorithms": [{"algorithm": "ring", "points_per_node": [40, 160]},
                    {"algorithm": "ketama", "profile": "spymemcached"},
                    {"algorithm": "jump"}],
-    "workload": {"type": "uniform", "keys": 200000},
+    "workload": {"type": "uniform", "keys": 400000},
     "events": [{"op": "add", "count": 1}, {"op": "remove", "last": 1}],
     "metrics": ["balance", "remap"],
 }
@@ -88,50 +91,64 @@ def run(chsim, d, out, sig=None, delay=0.0, second=None, grace=60):
   return finish(proc, grace)
 
 
-def proc_status(pid):
-  """(SigCgt mask, CPU seconds, state letter) of a live process; None once it is gone."""
+def proc_state(pid):
+  """The state letter of a live process (T when stopped); None once it is gone."""
   try:
-    with open("/proc/%d/status" % pid) as f:
-      status = f.read()
     with open("/proc/%d/stat" % pid) as f:
-      stat = f.read().rsplit(")", 1)[1].split()
+      return f.read().rsplit(")", 1)[1].split()[0]
   except OSError:
     return None
-  caught = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M).group(1), 16)
-  cpu = (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-  return caught, cpu, stat[0]
 
 
-def run_frozen(chsim, d, out, sig, settle_cpu, grace):
+PROGRESS = re.compile(rb"\d+/\d+ cases, \d+%")
+
+
+def run_frozen(chsim, d, out, sig, grace):
   """Delivers exactly one `sig` to a run caught mid-way (see the module doc).
   Returns (rc, stderr, how) where `how` says whether the freeze happened in time."""
-  proc = start(chsim, d, out)
-  want = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
+  master, slave = pty.openpty()  # a terminal: chsim redraws its progress line every 250 ms
+  proc = subprocess.Popen([chsim, "run", os.path.join(d, "s.json"), "-o", out, "--threads", "2"],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+  os.close(slave)
+  buf, how = b"", "the run ended before it could be frozen"
   deadline = time.monotonic() + grace
-  cpu0 = None
-  while time.monotonic() < deadline:
-    st = proc_status(proc.pid)
-    if st is None or proc.poll() is not None:
+
+  def read(timeout):
+    nonlocal buf
+    if select.select([master], [], [], timeout)[0]:
+      try:
+        data = os.read(master, 65536)
+      except OSError:  # EIO: chsim closed the terminal
+        return False
+      buf += data
+      return bool(data)
+    return True
+
+  while proc.poll() is None and time.monotonic() < deadline:
+    read(0.02)
+    if PROGRESS.search(buf):  # printed only while the cases run, after the handlers are set
+      os.kill(proc.pid, signal.SIGSTOP)
+      while (st := proc_state(proc.pid)) is not None and st not in "Tt":
+        time.sleep(0.001)
+      if st is None:
+        break
+      os.kill(proc.pid, sig)
+      os.kill(proc.pid, signal.SIGCONT)
+      how = "frozen mid-run"
       break
-    caught, cpu, _ = st
-    if caught & want == want:
-      if cpu0 is None:
-        cpu0 = cpu
-      elif cpu - cpu0 >= settle_cpu:
-        os.kill(proc.pid, signal.SIGSTOP)
-        while (st := proc_status(proc.pid)) is not None and st[2] not in "Tt":
-          time.sleep(0.001)
-        if st is None or proc.poll() is not None:
-          break
-        os.kill(proc.pid, sig)
-        os.kill(proc.pid, signal.SIGCONT)
-        rc, err = finish(proc, grace)
-        return rc, err, "frozen mid-run"
-    time.sleep(0.002)
-  rc, err = finish(proc, grace)
-  if cpu0 is None:
-    return rc, err, "chsim ended without catching SIGINT and SIGTERM (no handler installed)"
-  return rc, err, "the run ended before it could be frozen"
+  while read(0.5) and time.monotonic() < deadline + grace:
+    if proc.poll() is not None and not select.select([master], [], [], 0)[0]:
+      break
+  try:
+    proc.wait(timeout=max(1, deadline + grace - time.monotonic()))
+  except subprocess.TimeoutExpired:
+    proc.kill()
+    proc.wait()
+    os.close(master)
+    return None, "did not stop within %ds of the signal" % grace, how
+  os.close(master)
+  text = re.sub(r"\x1b\[K|\r", "\n", buf.decode("utf-8", "replace"))
+  return proc.returncode, text, how
 
 
 def check_outcome(chsim, d, out, sig, rc, err, signals_sent, cases, base_rows):
@@ -196,8 +213,6 @@ def main():
   ap.add_argument("--grace", type=int, default=60)
   ap.add_argument("--budget", type=float, default=150, help="seconds for the trials (0: no cut)")
   ap.add_argument("--min-trials", type=int, default=10)
-  ap.add_argument("--settle-cpu", type=float, default=0.05,
-                  help="CPU seconds chsim runs after installing its handlers before the freeze")
   a = ap.parse_args()
   chsim = os.path.abspath(a.chsim)
   rng = random.Random(a.seed)
@@ -222,10 +237,10 @@ def main():
     # Forced clean stops: one per signal, each caught mid-run.
     for sig in (signal.SIGINT, signal.SIGTERM):
       for attempt in range(3):
-        rc, err, how = run_frozen(chsim, d, out, sig, a.settle_cpu, a.grace)
+        rc, err, how = run_frozen(chsim, d, out, sig, a.grace)
         problems = check_outcome(chsim, d, out, sig, rc, err, 1, cases, base_rows)
         clean = rc == 128 + sig and not problems
-        if how != "frozen mid-run" and "no handler" not in how and attempt < 2:
+        if how != "frozen mid-run" and attempt < 2:
           print("note forced %s: %s (exit %s); again" % (signal.Signals(sig).name, how, rc))
           continue
         if not clean and not problems:
