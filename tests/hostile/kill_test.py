@@ -254,6 +254,9 @@ def main():
             flush=True)
         failures += bool(problems)
         break
+    if failures:
+      print("%d forced stop(s) failed; the random trials are not run" % failures)
+      return 1
     trials = a.trials
     if a.budget > 0:  # a trial lasts about 0.6 x the baseline on average, plus start-up
       trials = max(a.min_trials, min(trials, int(a.budget / (0.7 * base_secs + 0.1))))
