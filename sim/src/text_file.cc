@@ -1,6 +1,9 @@
 #include "chsim/sim/text_file.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -15,6 +18,13 @@ std::string ReadFileOrStdin(const std::string& path, size_t max_bytes) {
     throw UsageError(path + ": cannot open: " + std::strerror(errno));
   }
   std::unique_ptr<FILE, int (*)(FILE*)> closer(f == stdin ? nullptr : f, &std::fclose);
+  // A regular file over the limit is refused from its size, before any byte
+  // is read; pipes and devices are counted as they stream.
+  struct stat st;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+      static_cast<uint64_t>(st.st_size) > max_bytes) {
+    throw UsageError(path + ": larger than the " + std::to_string(max_bytes) + "-byte limit");
+  }
   std::string data;
   char buf[1 << 16];
   size_t got;
