@@ -1,15 +1,16 @@
 // `chsim locate` and `chsim ring`: map keys to servers, and print the ring,
 // exactly as a chosen peer client would.
-#include <cerrno>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
 #include "chsim/sim/errors.h"
+#include "chsim/sim/key_lines.h"
 #include "chsim/sim/server_list.h"
 #include "commands.h"
 
@@ -53,69 +54,6 @@ BuiltRing BuildFromOptions(const RingOptions& o) {
     throw sim::UsageError(o.servers + ": " + e.what());
   }
   return b;
-}
-
-class Output {
- public:
-  ~Output() { Flush(); }
-  void Append(const char* p, size_t n) {
-    buf_.append(p, n);
-    if (buf_.size() >= (1 << 16)) Flush();
-  }
-  void Append(std::string_view s) { Append(s.data(), s.size()); }
-  void Flush() {
-    if (!buf_.empty() && std::fwrite(buf_.data(), 1, buf_.size(), stdout) != buf_.size()) {
-      throw sim::RuntimeError(std::string("writing standard output: ") + std::strerror(errno));
-    }
-    buf_.clear();
-  }
-
- private:
-  std::string buf_;
-};
-
-// Longest key line accepted (a memcached key is at most 250 bytes).
-constexpr size_t kMaxKeyBytes = size_t{1} << 20;
-
-// Calls f(line) for each '\n'-terminated line of the file (and a final
-// unterminated one), streaming: memory does not grow with the file. A line
-// longer than kMaxKeyBytes is refused.
-template <typename F>
-void ForEachLine(const std::string& path, F&& f) {
-  FILE* in = path == "-" ? stdin : std::fopen(path.c_str(), "rb");
-  if (in == nullptr) throw sim::UsageError(path + ": cannot open: " + std::strerror(errno));
-  std::string carry;
-  std::string buf(1 << 16, '\0');
-  size_t got;
-  size_t line_no = 1;
-  auto check = [&](size_t len) {
-    if (len > kMaxKeyBytes) {
-      if (in != stdin) std::fclose(in);
-      throw sim::UsageError(path + ":" + std::to_string(line_no) + ": key line longer than " +
-                            std::to_string(kMaxKeyBytes) + " bytes; accepted: keys up to 1 MiB");
-    }
-  };
-  while ((got = std::fread(buf.data(), 1, buf.size(), in)) > 0) {
-    std::string_view chunk(buf.data(), got);
-    size_t start = 0;
-    for (size_t nl; (nl = chunk.find('\n', start)) != std::string_view::npos; start = nl + 1) {
-      check(carry.size() + (nl - start));
-      if (carry.empty()) {
-        f(chunk.substr(start, nl - start));
-      } else {
-        carry.append(chunk.substr(start, nl - start));
-        f(std::string_view(carry));
-        carry.clear();
-      }
-      ++line_no;
-    }
-    check(carry.size() + (chunk.size() - start));
-    carry.append(chunk.substr(start));
-  }
-  bool failed = std::ferror(in);
-  if (in != stdin) std::fclose(in);
-  if (failed) throw sim::UsageError(path + ": read error");
-  if (!carry.empty()) f(std::string_view(carry));
 }
 
 // `chsim locate --algorithm NAME`: the research algorithms (chsim list).
@@ -172,15 +110,11 @@ void LocateWithAlgorithm(const RingOptions& o, AlgorithmOptions a, const std::st
     throw sim::UsageError(e.what());
   }
   const bool stateful = algo->capabilities().stateful;
-  Output out;
-  ForEachLine(keys, [&](std::string_view key) {
-    const uint64_t h = (*hasher)(key);
-    const uint32_t id = stateful ? algo->Assign(h) : algo->Locate(h);
-    const Node& node = list.nodes[id];  // ids 0..n-1 are the list, in order
-    out.Append(key);
-    out.Append("\t", 1);
-    out.Append(node.label);
-    out.Append("\n", 1);
+  std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
+  sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
+    HashBatch(*hasher, block, hashes);
+    if (!stateful) return algo->LocateBatch({hashes.data(), block.size()}, owners);
+    for (size_t i = 0; i < block.size(); ++i) owners[i] = algo->Assign(hashes[i]);  // file order
   });
 }
 
@@ -210,13 +144,8 @@ void AddLocateCommand(CLI::App& app) {
       return;
     }
     BuiltRing b = BuildFromOptions(*o);
-    Output out;
-    ForEachLine(*keys, [&](std::string_view key) {
-      const Node& node = b.list.nodes[b.ring.Locate(key)];
-      out.Append(key);
-      out.Append("\t", 1);
-      out.Append(node.label);
-      out.Append("\n", 1);
+    sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
+      b.ring.LocateBatch(block, owners);
     });
   });
 }
@@ -231,15 +160,19 @@ void AddRingCommand(CLI::App& app) {
   AddRingOptions(cmd, *o);
   cmd->callback([o] {
     BuiltRing b = BuildFromOptions(*o);
-    Output out;
+    sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();
     for (size_t i = 0; i < points.size(); ++i) {
-      out.Append(std::to_string(points[i]));
-      out.Append("\t", 1);
-      out.Append(b.list.nodes[owners[i]].label);
-      out.Append("\n", 1);
+      const std::string& label = b.list.nodes[owners[i]].label;
+      char* p = out.Reserve(label.size() + 12);
+      p = std::to_chars(p, p + 10, points[i]).ptr;
+      *p++ = '\t';
+      std::memcpy(p, label.data(), label.size());
+      p[label.size()] = '\n';
+      out.Commit(p + label.size() + 1);
     }
+    out.Flush();
   });
 }
 
