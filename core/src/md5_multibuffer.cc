@@ -9,6 +9,7 @@
 #include "chsim/md5_batch.h"
 #include "chsim/simd.h"
 #include "md5_multibuffer_impl.h"
+#include "md5_rows.h"
 
 static_assert(std::endian::native == std::endian::little, "MD5 words are read little-endian");
 
@@ -42,7 +43,7 @@ struct Kernel {
   KernelFn abcd;
 };
 
-constexpr int kMaxLanes = 32;
+using md5mb::kMaxLanes;
 
 const Kernel kPortable{"portable", 8, md5mb::Portable_a, md5mb::Portable_abcd};
 #ifdef CHSIM_MD5MB_X86
@@ -178,6 +179,11 @@ uint32_t Md5Le32(const void* data, size_t len) noexcept {
   uint32_t a;
   md5mb::Scalar_a(row, &a);
   return a;
+}
+
+md5mb::RowKernel md5mb::CurrentRowKernel() noexcept {
+  const Kernel& k = *g_kernel.load(std::memory_order_relaxed);
+  return {k.lanes, k.abcd};
 }
 
 const char* Md5BatchIsa() noexcept { return g_kernel.load(std::memory_order_relaxed)->name; }

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <charconv>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
+#include "md5_rows.h"
 
 namespace chsim {
 namespace {
@@ -34,70 +36,176 @@ std::vector<uint32_t> NodeOrderOf(const Profile& p, std::span<const Node> nodes)
 
 using Entry = Ring::Entry;
 
-// Point keys waiting for MD5: hashed many at a time with the multi-buffer MD5
-// (md5_batch.h; equal to OpenSSL's digests), then turned into up to 4 points
-// each (libketama's LE32 slices), appended in the order the keys were added.
-class PointKeyBatch {
+// The bucket layout of a ring of `made` points: the index on the top `bits`
+// bits of a point, bits = floor(log2 of the points made), which puts 1-2
+// points in a bucket on average (fewer buckets than points: a smaller index,
+// and with kPad = 4 compares a uniform hash still finds its answer among the
+// first 4 entries 96-99% of the time), capped at 2^26 buckets (256 MiB, for
+// rings of 2^27 points and more).
+//
+// The sort is a counting sort on those bits. Up to 2^kSingleLevelBits buckets
+// (rings of up to ~512k points; 3,200 nodes x 160) it is one level, the
+// counters (the index itself) and the entries staying within a few MiB; above
+// that, two: first on the top 8 bits, then each top bucket on the rest, so
+// that each pass's counters and destination stay in cache.
+struct Buckets {
+  static constexpr int kSingleLevelBits = 18;
+  explicit Buckets(size_t made)
+      : bits(std::clamp(static_cast<int>(std::bit_width(made)) - 1, 1, 26)),
+        shift(32 - bits),
+        top_bits(bits > kSingleLevelBits ? std::min(bits, 8) : 0),
+        top_shift(32 - top_bits),
+        fine_bits(bits - top_bits),
+        fine_mask((uint32_t{1} << fine_bits) - 1) {}
+  int bits, shift, top_bits, top_shift, fine_bits;  // top_bits 0: one level
+  uint32_t fine_mask;
+  size_t tops() const { return size_t{1} << top_bits; }
+  size_t fines() const { return size_t{1} << fine_bits; }
+  uint32_t Fine(uint32_t point) const { return (point >> shift) & fine_mask; }
+};
+
+// Ring points made node by node: the point keys "PREFIX-i" (i = 0, 1, ...)
+// of a node are written straight into the multi-buffer MD5's input rows
+// (md5_rows.h), each from a row holding the node's prefix, and each digest
+// gives up to 4 points (libketama's LE32 slices; equal to OpenSSL's MD5 bit
+// for bit, tests/core/md5_batch_test.cc), written in key order. The sort's
+// first pass, the histogram of the points' top bits, is counted on the way.
+class Md5PointWriter {
  public:
-  explicit PointKeyBatch(std::vector<uint32_t>* points) : points_(points) {
-    bytes_.reserve(kBatch * 32);
+  Md5PointWriter(uint32_t* out, uint32_t* top_count, int top_shift)
+      : kernel_(md5mb::CurrentRowKernel()),
+        out_(out),
+        top_count_(top_count),
+        top_shift_(top_shift) {
+    std::memset(rows_, 0, sizeof rows_);  // lanes past the last key hash these
   }
-  void Add(std::string_view key, uint32_t take) {
-    bytes_.append(key);
-    ends_[n_] = bytes_.size();
-    take_[n_] = static_cast<uint8_t>(take);
-    if (++n_ == kBatch) Flush();
+  // Queues the first `want` points of a node whose keys are prefix + i
+  // (prefix ends with '-'); flushes each full set of lanes.
+  void AddNode(std::string_view prefix, uint32_t want) {
+    // Key i's row: a copy of the node's row (prefix, zeros), then i's digits
+    // and the 0x80 pad byte (one 8-byte store when they fit), and the bit
+    // length. The node's row is read, never written, while its keys are made:
+    // a row built byte by byte and then copied whole would stall each copy on
+    // store-to-load forwarding.
+    alignas(64) uint32_t node_row[16] = {};
+    const size_t plen = prefix.size();
+    const bool one_block = plen < kMd5OneBlockMaxLen;  // room for a digit
+    if (one_block) std::memcpy(node_row, prefix.data(), plen);
+    for (uint32_t i = 0, emitted = 0; emitted < want; ++i) {
+      const uint32_t take = std::min<uint32_t>(4, want - emitted);
+      emitted += take;
+      uint32_t digits;
+      const uint64_t word = DigitsAndPad(i, &digits);
+      if (!one_block || i >= 10000000 || plen + digits > kMd5OneBlockMaxLen) {
+        // A long name (or number): OpenSSL's MD5.
+        const std::string key = std::string(prefix) + std::to_string(i);
+        uint8_t d[16];
+        Md5(key.data(), key.size(), d);
+        for (uint32_t j = 0; j < take; ++j) Put(out_++, Md5Slice(d, static_cast<int>(j)));
+        continue;
+      }
+      uint32_t* const row = rows_ + 16 * n_;
+      std::memcpy(row, node_row, 64);
+      char* const bytes = reinterpret_cast<char*>(row);
+      if (plen + 8 <= 56) {  // clear of the length word (bytes 56..59)
+        std::memcpy(bytes + plen, &word, 8);
+      } else {
+        for (uint32_t k = 0; k <= digits; ++k) bytes[plen + k] = static_cast<char>(word >> (8 * k));
+      }
+      row[14] = static_cast<uint32_t>((plen + digits) * 8);
+      dst_[n_] = out_;
+      take_[n_] = static_cast<uint8_t>(take);
+      out_ += take;
+      if (++n_ == kernel_.lanes) Flush();
+    }
   }
   void Flush() {
-    size_t start = 0;
-    for (size_t i = 0; i < n_; ++i) {
-      views_[i] = std::string_view(bytes_.data() + start, ends_[i] - start);
-      start = ends_[i];
-    }
-    Md5BatchDigests(std::span(views_.data(), n_), std::span(digests_.data(), n_));
-    for (size_t i = 0; i < n_; ++i) {
-      for (uint32_t j = 0; j < take_[i]; ++j) {
-        points_->push_back(Md5Slice(digests_[i].data(), static_cast<int>(j)));
+    if (n_ == 0) return;
+    kernel_.abcd(rows_, state_);
+    const int lanes = kernel_.lanes;
+    for (int l = 0; l < n_; ++l) {
+      uint32_t* const dst = dst_[l];
+      if (take_[l] == 4) [[likely]] {
+        Put(dst, state_[l]);
+        Put(dst + 1, state_[lanes + l]);
+        Put(dst + 2, state_[2 * lanes + l]);
+        Put(dst + 3, state_[3 * lanes + l]);
+      } else {
+        for (int j = 0; j < take_[l]; ++j) Put(dst + j, state_[j * lanes + l]);
       }
     }
     n_ = 0;
-    bytes_.clear();
   }
 
  private:
-  static constexpr size_t kBatch = 512;
-  std::vector<uint32_t>* points_;
-  std::string bytes_;
-  size_t n_ = 0;
-  std::array<size_t, kBatch> ends_;
-  std::array<uint8_t, kBatch> take_;
-  std::array<std::string_view, kBatch> views_;
-  std::array<std::array<uint8_t, 16>, kBatch> digests_;
+  // The decimal digits of i < 10^7 followed by 0x80, as the bytes of a
+  // little-endian word (first digit in the low byte); *digits = their count.
+  static uint64_t DigitsAndPad(uint32_t i, uint32_t* digits) {
+    uint64_t word = 0x80;
+    uint32_t n = 0;
+    do {
+      word = word << 8 | ('0' + i % 10);
+      i /= 10;
+      ++n;
+    } while (i != 0 && n < 7);
+    *digits = i == 0 ? n : 8;  // 8: i >= 10^7, not represented
+    return word;
+  }
+  void Put(uint32_t* dst, uint32_t point) {
+    *dst = point;
+    ++top_count_[point >> top_shift_];
+  }
+
+  const md5mb::RowKernel kernel_;
+  uint32_t* out_;
+  uint32_t* const top_count_;
+  const int top_shift_;
+  int n_ = 0;  // keys queued
+  alignas(64) uint32_t rows_[16 * md5mb::kMaxLanes];
+  alignas(64) uint32_t state_[4 * md5mb::kMaxLanes];
+  uint32_t* dst_[md5mb::kMaxLanes];
+  uint8_t take_[md5mb::kMaxLanes];
 };
 
 // Sorts entries by point, stably, when they are already in order but for
 // short runs (insertion sort: one compare per entry, and a move per inversion);
-// std::stable_sort for a long stretch, as a crowded bucket can be.
-void SortNearlySorted(Entry* first, Entry* last, uint32_t longest_bucket) {
+// std::stable_sort for a long stretch, as a crowded bucket can be. Appends to
+// *equal the point of every entry equal to the one before it once sorted
+// (an entry goes after the entries equal to it, so the check is where it lands).
+void SortNearlySorted(Entry* first, Entry* last, uint32_t longest_bucket,
+                      std::vector<uint32_t>* equal) {
   if (longest_bucket > 64) {
     std::stable_sort(first, last, [](const Entry& a, const Entry& b) { return a.point < b.point; });
+    for (Entry* i = first + 1; i < last; ++i) {
+      if (i->point == (i - 1)->point) equal->push_back(i->point);
+    }
     return;
   }
   for (Entry* i = first + 1; i < last; ++i) {
-    if (!(i->point < (i - 1)->point)) continue;
+    if (i->point > (i - 1)->point) [[likely]]
+      continue;
     const Entry v = *i;
     Entry* j = i;
     for (; j > first && v.point < (j - 1)->point; --j) *j = *(j - 1);
     *j = v;
+    if (j > first && (j - 1)->point == v.point) [[unlikely]]
+      equal->push_back(v.point);
   }
 }
 
-}  // namespace
+// The profile's plan of a ring: every node's point count, in rank order (rank
+// 0 is the profile's winner of a tie), and the owner of each rank.
+struct RingPlan {
+  std::vector<uint32_t> owner;   // rank -> node index in the caller's list
+  std::vector<uint32_t> counts;  // rank -> points
+  uint64_t total = 0;
+  bool md5x4 = false;
+};
 
-Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weighted) {
+RingPlan PlanRing(const Profile& profile, std::span<const Node> nodes, bool weighted) {
   if (nodes.empty()) throw std::invalid_argument("a ring needs at least one node");
-  if (nodes.size() > kMaxNodes) {
-    throw std::invalid_argument("a ring takes at most " + std::to_string(kMaxNodes) +
+  if (nodes.size() > Ring::kMaxNodes) {
+    throw std::invalid_argument("a ring takes at most " + std::to_string(Ring::kMaxNodes) +
                                 " nodes (got " + std::to_string(nodes.size()) + ")");
   }
   if (profile.key_hasher == nullptr || profile.point_hasher == nullptr) {
@@ -110,154 +218,232 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   }
   const uint64_t total_weight = TotalWeight(nodes);
   const std::vector<uint32_t> order = NodeOrderOf(profile, nodes);
-  const bool md5x4 = profile.points_per_hash == 4 || (weighted && profile.weighted_uses_md5);
-
-  std::vector<uint32_t> counts(nodes.size());
-  uint64_t total_points = 0;
-  for (size_t r = 0; r < nodes.size(); ++r) {
+  const size_t n = nodes.size();
+  RingPlan plan;
+  plan.md5x4 = profile.points_per_hash == 4 || (weighted && profile.weighted_uses_md5);
+  plan.owner.resize(n);
+  plan.counts.resize(n);
+  for (size_t rank = 0; rank < n; ++rank) {
+    const size_t r = profile.tie == TieRule::kLaterWins ? n - 1 - rank : rank;
     const Node& node = nodes[order[r]];
-    counts[r] = PointsForNode(profile, weighted, node.weight, total_weight, nodes.size());
-    total_points += counts[r];
+    plan.owner[rank] = order[r];
+    plan.counts[rank] = PointsForNode(profile, weighted, node.weight, total_weight, n);
+    plan.total += plan.counts[rank];
   }
-  if (total_points > kMaxPoints) {
-    throw std::invalid_argument("ring would have " + std::to_string(total_points) +
-                                " points; the limit is " + std::to_string(kMaxPoints));
+  if (plan.total > Ring::kMaxPoints) {
+    throw std::invalid_argument("ring would have " + std::to_string(plan.total) +
+                                " points; the limit is " + std::to_string(Ring::kMaxPoints));
   }
-  if (total_points == 0) throw std::invalid_argument("ring would have no points");
+  if (plan.total == 0) throw std::invalid_argument("ring would have no points");
+  return plan;
+}
 
-  // The points, node by node in rank order (rank 0 is the profile's winner
-  // of a tie), each node's point keys built in one buffer.
-  std::vector<uint32_t> points;
-  points.reserve(total_points);
-  const bool later_wins = profile.tie == TieRule::kLaterWins;
-  const size_t n_nodes = nodes.size();
-  auto position_of = [&](size_t rank) { return later_wins ? n_nodes - 1 - rank : rank; };
+// The points, node by node in rank order, each node's point keys built from
+// its prefix; count[p >> count_shift] is incremented for each point p.
+std::unique_ptr<uint32_t[]> MakePoints(const Profile& profile, std::span<const Node> nodes,
+                                       const RingPlan& plan, uint32_t* count, int count_shift) {
+  std::unique_ptr<uint32_t[]> points(new uint32_t[plan.total]);  // each written once
   std::string key;
-  PointKeyBatch batch(&points);
-  for (size_t rank = 0; rank < n_nodes; ++rank) {
-    const size_t r = position_of(rank);
-    key = PointKeyPrefix(profile, nodes[order[r]]);
+  if (plan.md5x4) {
+    auto writer = std::make_unique<Md5PointWriter>(points.get(), count, count_shift);
+    for (size_t rank = 0; rank < nodes.size(); ++rank) {
+      key = PointKeyPrefix(profile, nodes[plan.owner[rank]]);
+      key.push_back('-');
+      writer->AddNode(key, plan.counts[rank]);
+    }
+    writer->Flush();
+    return points;
+  }
+  uint32_t* out = points.get();
+  for (size_t rank = 0; rank < nodes.size(); ++rank) {
+    key = PointKeyPrefix(profile, nodes[plan.owner[rank]]);
     key.push_back('-');
     const size_t prefix_len = key.size();
     key.resize(prefix_len + 10);  // room for any uint32_t in decimal
-    const uint32_t want = counts[r];
-    for (uint32_t i = 0, emitted = 0; emitted < want; ++i) {
+    for (uint32_t i = 0; i < plan.counts[rank]; ++i) {
       char* end = std::to_chars(key.data() + prefix_len, key.data() + key.size(), i).ptr;
-      const std::string_view k(key.data(), static_cast<size_t>(end - key.data()));
-      if (md5x4) {
-        const uint32_t take = std::min<uint32_t>(4, want - emitted);
-        batch.Add(k, take);
-        emitted += take;
-      } else {
-        points.push_back(static_cast<uint32_t>((*profile.point_hasher)(k)));
-        ++emitted;
+      const auto p = static_cast<uint32_t>(
+          (*profile.point_hasher)(key.data(), static_cast<size_t>(end - key.data())));
+      *out++ = p;
+      ++count[p >> count_shift];
+    }
+  }
+  return points;
+}
+
+// Writes the entries src[0, len) -- sorted by point, equal points in rank
+// order, index bucket f starting at starts[f] -- to dst (dst <= src; the
+// same array is fine): a run of equal points keeps its first entry (the
+// winner) and drops or keeps the others per profile (kKeepAsWinner: owned by
+// the winner). `equal` holds the points of the runs (from SortNearlySorted;
+// runs are rare: ~3 in a ring of 160,000 points). index[f] = base +
+// starts[f] - the entries dropped before bucket f (index may be starts).
+// Returns the entries written.
+size_t KeepRuns(const Buckets& b, DuplicatePoints dup, std::vector<uint32_t>& equal, Entry* src,
+                size_t len, Entry* dst, const uint32_t* starts, uint32_t* index, size_t base) {
+  struct Drop {
+    size_t at;      // position in src
+    size_t bucket;  // its index bucket
+  };
+  std::vector<Drop> drops;  // ascending
+  std::sort(equal.begin(), equal.end());
+  equal.erase(std::unique(equal.begin(), equal.end()), equal.end());
+  size_t p = 0;  // runs come in ascending order: a scan never goes back
+  for (const uint32_t v : equal) {
+    p = std::max<size_t>(p, starts[b.Fine(v)]);
+    while (src[p].point != v) ++p;  // the run's first entry (its bucket is sorted)
+    for (size_t q = p + 1; q < len && src[q].point == v; ++q) {
+      if (dup == DuplicatePoints::kKeepAsWinner) src[q].owner = src[p].owner;
+      if (dup == DuplicatePoints::kDrop) drops.push_back({q, b.Fine(v)});
+    }
+  }
+  size_t out = 0, from = 0;
+  for (const Drop& d : drops) {
+    if (dst + out != src + from) std::memmove(dst + out, src + from, (d.at - from) * sizeof(Entry));
+    out += d.at - from;
+    from = d.at + 1;
+  }
+  if (dst + out != src + from) std::memmove(dst + out, src + from, (len - from) * sizeof(Entry));
+  out += len - from;
+  if (index == starts && base == 0 && drops.empty()) return out;
+  size_t f = 0;
+  for (size_t k = 0; k <= drops.size(); ++k) {  // buckets after the k-th drop's: k before them
+    const size_t until = k < drops.size() ? drops[k].bucket + 1 : b.fines();
+    for (; f < until; ++f) index[f] = static_cast<uint32_t>(base + starts[f] - k);
+  }
+  return out;
+}
+
+// Exclusive prefix sums of count[0, n) in place; returns the largest count.
+uint32_t CountsToStarts(uint32_t* count, size_t n) {
+  uint32_t sum = 0, longest = 0;
+  for (size_t f = 0; f < n; ++f) {
+    const uint32_t c = count[f];
+    count[f] = sum;
+    sum += c;
+    longest = std::max(longest, c);
+  }
+  return longest;
+}
+
+// The one-level sort: index[0, 2^bits) holds each bucket's count (from
+// MakePoints); the points go straight to their bucket in `entries`, ranks in
+// order, and index becomes the ring's index. Returns the entries kept.
+size_t SortOneLevel(const Buckets& b, const RingPlan& plan, DuplicatePoints dup,
+                    const uint32_t* points, Entry* entries, uint32_t* index) {
+  const size_t buckets = b.fines();
+  const uint32_t longest = CountsToStarts(index, buckets);
+  const int shift = b.shift;
+  const uint32_t* p = points;
+  for (size_t rank = 0; rank < plan.owner.size(); ++rank) {  // index[f]: next slot of f
+    const uint32_t owner = plan.owner[rank];
+    for (const uint32_t* end = p + plan.counts[rank]; p < end; ++p) {
+      entries[index[*p >> shift]++] = {*p, owner};
+    }
+  }
+  std::memmove(index + 1, index, (buckets - 1) * sizeof(uint32_t));  // ends -> starts
+  index[0] = 0;
+  std::vector<uint32_t> equal;
+  SortNearlySorted(entries, entries + plan.total, longest, &equal);
+  return KeepRuns(b, dup, equal, entries, plan.total, entries, index, index, 0);
+}
+
+// The second level of the two-level sort, for one top bucket: entries
+// [first, last), ranks in order where points are equal, go through a counting
+// sort on the fine bits into buf and an insertion sort inside each index
+// bucket, then back to `entries` from position `kept` on (kept <= first),
+// runs of equal points handled by KeepRuns. Writes index[f] for the top
+// bucket's index buckets; returns the new count of kept entries.
+size_t SortTopBucket(const Buckets& b, DuplicatePoints dup, Entry* entries, size_t kept,
+                     size_t first, size_t last, Entry* __restrict buf,
+                     uint32_t* __restrict fine_start, uint32_t* __restrict next,
+                     uint32_t* __restrict index, std::vector<uint32_t>* equal) {
+  const size_t fines = b.fines();
+  const uint32_t len = static_cast<uint32_t>(last - first);
+  const int shift = b.shift;
+  const uint32_t mask = b.fine_mask;
+  const Entry* const in = entries + first;
+  std::fill(fine_start, fine_start + fines, 0);
+  for (uint32_t i = 0; i < len; ++i) ++fine_start[(in[i].point >> shift) & mask];
+  const uint32_t longest = CountsToStarts(fine_start, fines);
+  std::copy(fine_start, fine_start + fines, next);
+  for (uint32_t i = 0; i < len; ++i) buf[next[(in[i].point >> shift) & mask]++] = in[i];
+  equal->clear();
+  SortNearlySorted(buf, buf + len, longest, equal);
+  return kept + KeepRuns(b, dup, *equal, buf, len, entries + kept, fine_start, index, kept);
+}
+
+// The two-level sort: the points, counted by their top bits in top_start
+// ([t + 1]), go to `entries` by top bucket, ranks in order, then each top
+// bucket (about 1/256 of the ring) is sorted on the fine bits. Returns the
+// entries kept.
+size_t SortTwoLevel(const Buckets& b, const RingPlan& plan, DuplicatePoints dup,
+                    std::unique_ptr<uint32_t[]> points, std::array<uint32_t, 257>& top_start,
+                    Entry* entries, uint32_t* index) {
+  const size_t tops = b.tops();
+  for (size_t t = 0; t < tops; ++t) top_start[t + 1] += top_start[t];
+  {
+    std::array<uint32_t, 256> head;
+    std::copy(top_start.begin(), top_start.begin() + tops, head.begin());
+    const uint32_t* p = points.get();
+    for (size_t rank = 0; rank < plan.owner.size(); ++rank) {
+      const uint32_t owner = plan.owner[rank];
+      for (const uint32_t* end = p + plan.counts[rank]; p < end; ++p) {
+        entries[head[*p >> b.top_shift]++] = {*p, owner};
       }
     }
   }
-  batch.Flush();
-  const size_t made = points.size();
+  points.reset();
+  uint32_t largest_top = 0;
+  for (size_t t = 0; t < tops; ++t) {
+    largest_top = std::max(largest_top, top_start[t + 1] - top_start[t]);
+  }
+  std::unique_ptr<Entry[]> buf(new Entry[largest_top]);  // written before read
+  std::vector<uint32_t> fine_start(b.fines()), next(b.fines()), equal;
+  size_t kept = 0;
+  for (size_t t = 0; t < tops; ++t) {
+    kept = SortTopBucket(b, dup, entries, kept, top_start[t], top_start[t + 1], buf.get(),
+                         fine_start.data(), next.data(), index + (t << b.fine_bits), &equal);
+  }
+  return kept;
+}
 
+}  // namespace
+
+Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weighted) {
+  const RingPlan plan = PlanRing(profile, nodes, weighted);
+  const size_t made = plan.total;
+  const Buckets b(made);
   Ring ring;
   ring.num_nodes_ = nodes.size();
   ring.key_hasher_ = profile.key_hasher;
   ring.key_is_xxh3_ = profile.key_hasher->fn == &HashXxh3;
   ring.key_fn_ = profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
+  ring.shift_ = b.shift;
 
-  // Bucket index on the top `bits` bits of a point: bits = floor(log2 of the
-  // points made) puts 1-2 points in a bucket on average (fewer buckets than
-  // points: a smaller index, and with kPad = 4 compares a uniform hash still
-  // finds its answer among the first 4 entries 96-99% of the time); capped at
-  // 2^26 buckets (256 MiB, for rings of 2^27 points and more).
-  const int bits = std::clamp(static_cast<int>(std::bit_width(made)) - 1, 1, 26);
-  const int shift = 32 - bits;
-  const size_t buckets = size_t{1} << bits;
-  ring.shift_ = shift;
-
-  // A stable sort by point (so equal points stay in rank order) in two
-  // levels of counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), each
-  // pass free of data-dependent branches. First on the top (up to 8) bits,
-  // from the points into the ring's entries as {point, rank}.
-  const int top_bits = std::min(bits, 8);
-  const int top_shift = 32 - top_bits;
-  const size_t tops = size_t{1} << top_bits;
-  std::array<uint32_t, 257> top_start{};  // counts, then starts; [tops] = made
-  for (uint32_t p : points) ++top_start[(p >> top_shift) + 1];
-  for (size_t t = 0; t < tops; ++t) top_start[t + 1] += top_start[t];
+  // A stable sort by point (equal points stay in rank order: rank 0 wins a
+  // tie) by counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), from the
+  // points into the ring's entries as {point, owner}; then an insertion sort
+  // inside each index bucket (1-2 points on average).
+  std::vector<uint32_t>& index = ring.index_;
+  index.resize((size_t{1} << b.bits) + 1);  // zeros: the one-level sort counts in it
   std::vector<Entry> entries;
   entries.reserve(made + kPad);
-  entries.resize(made);
-  {
-    std::array<uint32_t, 256> head;
-    std::copy(top_start.begin(), top_start.begin() + tops, head.begin());
-    size_t i = 0;
-    for (size_t rank = 0; rank < n_nodes; ++rank) {
-      const size_t end = i + counts[position_of(rank)];
-      for (; i < end; ++i) {
-        const uint32_t p = points[i];
-        entries[head[p >> top_shift]++] = {p, static_cast<uint32_t>(rank)};
-      }
-    }
+  entries.resize(made);  // Entry() leaves them unset: every one is written
+  size_t kept;
+  if (b.top_bits == 0) {
+    std::unique_ptr<uint32_t[]> points = MakePoints(profile, nodes, plan, index.data(), b.shift);
+    kept = SortOneLevel(b, plan, profile.duplicates, points.get(), entries.data(), index.data());
+  } else {
+    std::array<uint32_t, 257> top_start{};  // counts at [t + 1], then starts
+    std::unique_ptr<uint32_t[]> points =
+        MakePoints(profile, nodes, plan, top_start.data() + 1, b.top_shift);
+    kept = SortTwoLevel(b, plan, profile.duplicates, std::move(points), top_start, entries.data(),
+                        index.data());
   }
-  points = {};
-
-  // Then each top bucket (about 1/256 of the ring): a counting sort on the
-  // index's remaining bits into a buffer, an insertion sort for the order
-  // inside an index bucket, and a pass that turns ranks into owners, keeps a
-  // run of equal points' first entry (the winner), drops or keeps the others
-  // per profile, and writes them back in place from the front. Index bucket b
-  // starts where its entries were placed, less the entries dropped before it.
-  const int fine_bits = bits - top_bits;
-  const size_t fines = size_t{1} << fine_bits;
-  const uint32_t fine_mask = static_cast<uint32_t>(fines - 1);
-  uint32_t largest_top = 0;
-  for (size_t t = 0; t < tops; ++t) {
-    largest_top = std::max(largest_top, top_start[t + 1] - top_start[t]);
-  }
-  std::unique_ptr<Entry[]> buf(new Entry[largest_top]);  // written before read
-  std::vector<uint32_t> fine_start(fines + 1);
-  std::vector<uint32_t> next(fines);  // write heads of the index buckets
-  std::vector<uint32_t> dropped_in;   // index bucket of each entry dropped in this top bucket
-  std::vector<uint32_t>& index = ring.index_;
-  index.resize(buckets + 1);
-  auto owner_of = [&](uint32_t rank) { return order[position_of(rank)]; };
-  const DuplicatePoints dup = profile.duplicates;
-  size_t n = 0;  // entries kept so far; never past the first entry not yet in buf
-  uint32_t winner = 0;
-  for (size_t t = 0; t < tops; ++t) {
-    const Entry* first = entries.data() + top_start[t];
-    const Entry* last = entries.data() + top_start[t + 1];
-    const uint32_t len = top_start[t + 1] - top_start[t];
-    std::fill(fine_start.begin(), fine_start.end(), 0);
-    for (const Entry* e = first; e < last; ++e) ++fine_start[((e->point >> shift) & fine_mask) + 1];
-    uint32_t longest = 0;
-    for (size_t f = 0; f < fines; ++f) {
-      longest = std::max(longest, fine_start[f + 1]);
-      fine_start[f + 1] += fine_start[f];
-    }
-    std::copy(fine_start.begin(), fine_start.end() - 1, next.begin());
-    for (const Entry* e = first; e < last; ++e) buf[next[(e->point >> shift) & fine_mask]++] = *e;
-    SortNearlySorted(buf.get(), buf.get() + len, longest);
-    const size_t base = n;
-    dropped_in.clear();
-    for (uint32_t i = 0; i < len; ++i) {
-      const Entry e = buf[i];
-      const bool first_of_run = n == 0 || entries[n - 1].point != e.point;
-      if (first_of_run) winner = owner_of(e.owner);
-      if (!first_of_run && dup == DuplicatePoints::kDrop) [[unlikely]] {
-        dropped_in.push_back((e.point >> shift) & fine_mask);
-        continue;
-      }
-      entries[n++] = {e.point, dup == DuplicatePoints::kKeep ? owner_of(e.owner) : winner};
-    }
-    size_t d = 0;
-    for (size_t f = 0; f < fines; ++f) {
-      while (d < dropped_in.size() && dropped_in[d] < f) ++d;
-      index[t << fine_bits | f] = static_cast<uint32_t>(base + fine_start[f] - d);
-    }
-  }
-  index[buckets] = static_cast<uint32_t>(n);
-  entries.resize(n);
+  index.back() = static_cast<uint32_t>(kept);
+  entries.resize(kept);
   entries.insert(entries.end(), kPad, Entry{UINT32_MAX, entries[0].owner});  // sentinels: the wrap
   ring.entries_ = std::move(entries);
   return ring;

@@ -58,8 +58,12 @@ namespace chsim {
 
 class Ring {
  public:
-  // One ring position: a point and the node index that owns it.
+  // One ring position: a point and the node index that owns it. Default
+  // construction leaves both unset (a build sizes its array without a pass
+  // of zeros, then writes every entry).
   struct Entry {
+    Entry() noexcept {}
+    constexpr Entry(uint32_t p, uint32_t o) noexcept : point(p), owner(o) {}
     uint32_t point;
     uint32_t owner;
   };
@@ -129,10 +133,11 @@ class Ring {
   };
 
   // Limits (enforced by Build with std::invalid_argument): at most kMaxNodes
-  // nodes and kMaxPoints points in all. Building takes about 14 bytes per point
-  // at its peak (8 to 12 resident: 8 per entry, 1 to 4 of index), so the
-  // 2^28-point limit (10^6 nodes x 268 points) needs about 3.8 GB; a larger
-  // ring is refused, not swapped to death.
+  // nodes and kMaxPoints points in all. Building takes at most 16 bytes per
+  // point at its peak below 2^19 points (8 MiB) and about 13 above (8 to 12
+  // resident: 8 per entry, 1 to 4 of index), so the 2^28-point limit (10^6
+  // nodes x 268 points) needs about 3.5 GB; a larger ring is refused, not
+  // swapped to death.
   static constexpr size_t kMaxNodes = 1u << 24;
   static constexpr size_t kMaxPoints = size_t{1} << 28;
 
