@@ -1,9 +1,12 @@
 #include "chsim/sim/key_shape.h"
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <charconv>
 #include <cstring>
 
+#include "chsim/sim/brace_template.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/rng.h"
 #include "chsim/sim/text_file.h"
@@ -37,32 +40,7 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
       literal.clear();
     }
   };
-  for (size_t i = 0; i < shape.size(); ++i) {
-    char c = shape[i];
-    if (c == '}') {
-      if (i + 1 < shape.size() && shape[i + 1] == '}') {
-        literal += '}';
-        ++i;
-        continue;
-      }
-      throw UsageError(where + ": found a lone '}' in key shape " + Quote(shape) +
-                       "; accepted: '}}' for a literal brace");
-    }
-    if (c != '{') {
-      literal += c;
-      continue;
-    }
-    if (i + 1 < shape.size() && shape[i + 1] == '{') {
-      literal += '{';
-      ++i;
-      continue;
-    }
-    size_t close = shape.find('}', i);
-    if (close == std::string_view::npos) {
-      throw UsageError(where + ": unclosed '{' in key shape " + Quote(shape) + "; " + kAccepted);
-    }
-    std::string_view body = shape.substr(i + 1, close - i - 1);
-    i = close;
+  auto on_placeholder = [&](std::string_view body) {
     flush();
     auto bad = [&] {
       return UsageError(where + ": found placeholder {" + std::string(body) + "} in key shape " +
@@ -70,8 +48,8 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
     };
     Part part{Kind::kLiteral, {}};
     std::string_view name = body.substr(0, body.find(':'));
-    std::string_view arg =
-        body.find(':') == std::string_view::npos ? std::string_view() : body.substr(name.size() + 1);
+    std::string_view arg = body.find(':') == std::string_view::npos ? std::string_view()
+                                                                    : body.substr(name.size() + 1);
     if (name == "i") {
       part.kind = Kind::kIndex;
       if (!arg.empty()) {
@@ -98,8 +76,8 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
       }
       if (part.min < 1 || part.max < part.min || part.max > kMaxRandomLength) {
         throw UsageError(where + ": found length " + std::string(arg) + " in {" +
-                         std::string(body) + "}; accepted: 1.." +
-                         std::to_string(kMaxRandomLength) + ", and A <= B in A-B");
+                         std::string(body) + "}; accepted: 1.." + std::to_string(kMaxRandomLength) +
+                         ", and A <= B in A-B");
       }
       k.random_ = true;
       k.max_length_ += part.max;
@@ -107,6 +85,16 @@ KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
       throw bad();
     }
     k.parts_.push_back(std::move(part));
+  };
+  switch (ScanBraces(
+      shape, [&](std::string_view text) { literal += text; }, on_placeholder)) {
+    case BraceError::kLoneClose:
+      throw UsageError(where + ": found a lone '}' in key shape " + Quote(shape) +
+                       "; accepted: '}}' for a literal brace");
+    case BraceError::kUnclosed:
+      throw UsageError(where + ": unclosed '{' in key shape " + Quote(shape) + "; " + kAccepted);
+    case BraceError::kNone:
+      break;
   }
   flush();
   return k;
@@ -123,54 +111,75 @@ namespace {
 // from state s is Mix64(s + k * gamma), so words ahead can be made out of
 // order and the state then skipped past the ones a key used (Skip).
 using Stream = SplitMix64;
+constexpr uint64_t kGamma = kSplitMixGamma;
+// DeriveSeed's constant (chsim/splitmix.h); tests/sim/key_shape_test.cc checks
+// the lanes' seeds against DeriveSeed itself.
+constexpr uint64_t kDeriveTag = 0x6a09e667f3bcc909ULL;
 
 // Random characters, 8 per SplitMix64 word: byte k of a word (bits 8k..8k+7,
 // low byte first) gives character k:
 //   hex:   "0123456789abcdef"[byte & 15]
 //   alnum: "0-9A-Za-z"[(byte * 62) >> 8]  (Lemire's multiply-shift onto 0..61)
 //   bytes: the byte itself
-// Four words (32 characters) at a time in 256-bit vectors (GCC vector
-// extensions; AVX2 when the CPU has it, see RenderBlock): SplitMix64's output
-// function on four states at once, then a table-free mapping. Always makes
-// `words` words rounded up to 4 (the part's longest key), so the loop has the
-// same trip count for every key (a variable one costs a mispredicted exit per
-// key), stores them whole, then advances rng past the ceil(len / 8) words the
-// key used. Stores may run up to 31 bytes past a part's longest key, into room
-// the caller reserves (max_length() + kRenderSlack) and later parts or keys
-// overwrite. Vectors stay inside this function (passing 32-byte vectors
-// between functions depends on the ISA).
-using U64x4 = uint64_t __attribute__((vector_size(32)));
-using U16x16 = uint16_t __attribute__((vector_size(32)));
-using I8x32 = int8_t __attribute__((vector_size(32)));
-static_assert(kRenderSlack >= 31);
-
+// A key of length len uses the next ceil(len / 8) words of its stream.
 enum CharKind { kHexChars, kAlnumChars, kRawBytes };
 
+// Vectors of L 64-bit lanes (GCC vector extensions: AVX-512, AVX2 or the
+// baseline's registers, per the function they are inlined into). Everything
+// that takes one is always inlined and takes it by reference: a vector never
+// crosses a call (its calling convention depends on the ISA).
+template <int L>
+struct Lanes {
+  typedef uint64_t U64 __attribute__((vector_size(8 * L)));
+  typedef uint16_t U16 __attribute__((vector_size(8 * L)));
+  typedef int8_t I8 __attribute__((vector_size(8 * L)));
+};
+
+// SplitMix64's output function, in place: Mix64 without its first "+ gamma".
+template <typename V>
+[[gnu::always_inline]] inline void Finalize(V& x) noexcept {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+}
+
+// Maps the bytes of random words to characters in place (table-free, see above).
+template <CharKind kKind, int L>
+[[gnu::always_inline]] inline void MapChars(typename Lanes<L>::U64& x) noexcept {
+  using T = Lanes<L>;
+  if constexpr (std::endian::native == std::endian::big) {
+    for (int k = 0; k < L; ++k) x[k] = __builtin_bswap64(x[k]);
+  }
+  if constexpr (kKind == kHexChars) {
+    typename T::I8 i = reinterpret_cast<typename T::I8>(x) & 15;
+    x = reinterpret_cast<typename T::U64>(i + '0' + ((i > 9) & int8_t{'a' - '0' - 10}));
+  } else if constexpr (kKind == kAlnumChars) {
+    // Each byte times 62 in its 16-bit lane (< 2^14: no carry into the next byte).
+    typename T::U16 v = reinterpret_cast<typename T::U16>(x);
+    typename T::U16 low = ((v & 0xff) * 62) >> 8;     // even bytes' index, in the low byte
+    typename T::U16 high = ((v >> 8) * 62) & 0xff00;  // odd bytes' index, in the high byte
+    typename T::I8 i = reinterpret_cast<typename T::I8>(low | high);  // 0..61 per byte
+    x = reinterpret_cast<typename T::U64>(i + '0' + ((i > 9) & int8_t{'A' - '0' - 10}) +
+                                          ((i > 35) & int8_t{'a' - 'A' - 26}));
+  }
+}
+
+// One key's random characters: `words` words (the part's longest key,
+// rounded up to 4) made four at a time whatever the length, so the loop has
+// the same trip count for every key (a variable one costs a mispredicted exit
+// per key), stored whole, then rng skips the ceil(len / 8) words the key
+// used. Stores may run up to 31 bytes past the part's longest key, into room
+// the caller reserves (max_length() + kRenderSlack) and later parts overwrite.
 template <CharKind kKind>
 [[gnu::always_inline]] inline char* RandomChars(Stream& rng, uint32_t len, uint32_t words,
                                                 char* out) noexcept {
-  constexpr uint64_t g = kSplitMixGamma;
+  using U64 = Lanes<4>::U64;
   for (uint32_t w = 0; w < words; w += 4) {
     // States s + (w + 1 + lane) * gamma: Mix adds the first gamma itself (rng.h).
-    U64x4 x = rng.state() + uint64_t{w} * g + U64x4{1 * g, 2 * g, 3 * g, 4 * g};
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    x = x ^ (x >> 31);
-    if constexpr (std::endian::native == std::endian::big) {
-      for (int k = 0; k < 4; ++k) x[k] = __builtin_bswap64(x[k]);
-    }
-    if constexpr (kKind == kHexChars) {
-      I8x32 i = reinterpret_cast<I8x32>(x) & 15;
-      x = reinterpret_cast<U64x4>(i + '0' + ((i > 9) & int8_t{'a' - '0' - 10}));
-    } else if constexpr (kKind == kAlnumChars) {
-      // Each byte times 62 in its 16-bit lane (< 2^14: no carry into the next byte).
-      U16x16 v = reinterpret_cast<U16x16>(x);
-      U16x16 low = ((v & 0xff) * 62) >> 8;     // even bytes' index, in the low byte
-      U16x16 high = ((v >> 8) * 62) & 0xff00;  // odd bytes' index, in the high byte
-      I8x32 i = reinterpret_cast<I8x32>(low | high);  // 0..61 per byte
-      x = reinterpret_cast<U64x4>(i + '0' + ((i > 9) & int8_t{'A' - '0' - 10}) +
-                                  ((i > 35) & int8_t{'a' - 'A' - 26}));
-    }
+    U64 x =
+        rng.state() + uint64_t{w} * kGamma + U64{1 * kGamma, 2 * kGamma, 3 * kGamma, 4 * kGamma};
+    Finalize(x);
+    MapChars<kKind, 4>(x);
     std::memcpy(out + 8 * w, &x, 32);
   }
   rng.Skip((len + 7) / 8);
@@ -243,19 +252,24 @@ constexpr uint64_t kPow10[20] = {1ULL,
   return out + total;
 }
 
+// A literal part: its text is padded to 16 bytes; the slack takes the overrun.
+[[gnu::always_inline]] inline char* Literal(const std::string& text, uint32_t len,
+                                            char* out) noexcept {
+  for (uint32_t k = 0; k < len; k += 16) std::memcpy(out + k, text.data() + k, 16);
+  return out + len;
+}
+
 }  // namespace
 
-// The key for (index, seed); the body of RenderTo, inlined into each
-// RenderBlock variant.
-[[gnu::always_inline]] inline size_t KeyShape::RenderImpl(uint64_t index, uint64_t seed,
-                                                         char* out) const noexcept {
+// The key for (index, seed), one part after the other: the reference path
+// (Render, RenderTo) and RenderBlock's fallback.
+size_t KeyShape::RenderImpl(uint64_t index, uint64_t seed, char* out) const noexcept {
   char* const begin = out;
   Stream rng(seed);
   for (const Part& p : parts_) {
     switch (p.kind) {
-      case Kind::kLiteral:  // text is padded to 16 bytes; the slack takes the overrun
-        for (uint32_t k = 0; k < p.min; k += 16) std::memcpy(out + k, p.text.data() + k, 16);
-        out += p.min;
+      case Kind::kLiteral:
+        out = Literal(p.text, p.min, out);
         break;
       case Kind::kIndex:
         out = Decimal(index, p.min, out);
@@ -266,8 +280,8 @@ constexpr uint64_t kPow10[20] = {1ULL,
       case Kind::kHex:
       case Kind::kAlnum:
       case Kind::kBytes: {
-        uint32_t len = p.min == p.max ? p.min : p.min + static_cast<uint32_t>(
-                                                            rng.Below(p.max - p.min + 1));
+        uint32_t len =
+            p.min == p.max ? p.min : p.min + static_cast<uint32_t>(rng.Below(p.max - p.min + 1));
         const uint32_t words = (p.max + 7) / 8;
         out = p.kind == Kind::kHex     ? RandomChars<kHexChars>(rng, len, words, out)
               : p.kind == Kind::kAlnum ? RandomChars<kAlnumChars>(rng, len, words, out)
@@ -283,42 +297,252 @@ size_t KeyShape::RenderTo(uint64_t index, uint64_t seed, char* out) const noexce
   return RenderImpl(index, seed, out);
 }
 
-[[gnu::always_inline]] inline void KeyShape::RenderLoop(const uint64_t* index,
-                                                       const uint64_t* seed, size_t count,
-                                                       char* out,
-                                                       std::string_view* keys) const noexcept {
-  for (size_t j = 0; j < count; ++j) {
-    size_t len = RenderImpl(index[j], seed[j], out);
-    keys[j] = std::string_view(out, len);
-    out += len;
+namespace {
+
+// Whether any lane of v is not zero (v is clobbered).
+template <int L>
+[[gnu::always_inline]] inline bool AnyLane(typename Lanes<L>::U64& v) noexcept {
+  if constexpr (L == 8) {
+    v |= __builtin_shufflevector(v, v, 4, 5, 6, 7, 0, 1, 2, 3);
+    v |= __builtin_shufflevector(v, v, 2, 3, 0, 1, 6, 7, 4, 5);
+    v |= __builtin_shufflevector(v, v, 1, 0, 3, 2, 5, 4, 7, 6);
+  } else {
+    static_assert(L == 4);
+    v |= __builtin_shufflevector(v, v, 2, 3, 0, 1);
+    v |= __builtin_shufflevector(v, v, 1, 0, 3, 2);
+  }
+  return v[0] != 0;
+}
+
+// Each lane's random characters of one part: four words of every lane at
+// once (each lane its own stream), then transposed so that each lane's 32
+// bytes go to its key in one store. Makes the part's longest key rounded up
+// to 32 bytes whatever the lane's length (a fixed trip count); the overrun
+// lands in the key's slot (kRenderSlack), where later parts overwrite it.
+template <CharKind kKind, int L>
+[[gnu::always_inline]] inline void LaneChars(const typename Lanes<L>::U64& s, uint32_t words,
+                                             char* const* at) noexcept {
+  using U64 = typename Lanes<L>::U64;
+  for (uint32_t w = 0; w < words; w += 4) {
+    U64 x[4];
+    for (int k = 0; k < 4; ++k) {
+      x[k] = s + (w + k + 1) * kGamma;
+      Finalize(x[k]);
+      MapChars<kKind, L>(x[k]);
+    }
+    // x[k][l] is word w + k of lane l: transpose 4 x L words to L x 4.
+    if constexpr (L == 4) {
+      const U64 t0 = __builtin_shufflevector(x[0], x[1], 0, 4, 2, 6);
+      const U64 t1 = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
+      const U64 t2 = __builtin_shufflevector(x[2], x[3], 0, 4, 2, 6);
+      const U64 t3 = __builtin_shufflevector(x[2], x[3], 1, 5, 3, 7);
+      const U64 r[4] = {
+          __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
+          __builtin_shufflevector(t0, t2, 2, 3, 6, 7), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
+      for (int l = 0; l < 4; ++l) std::memcpy(at[l] + 8 * w, &r[l], 32);
+    } else {
+      static_assert(L == 8);
+      const U64 t0 = __builtin_shufflevector(x[0], x[1], 0, 8, 2, 10, 4, 12, 6, 14);
+      const U64 t1 = __builtin_shufflevector(x[0], x[1], 1, 9, 3, 11, 5, 13, 7, 15);
+      const U64 t2 = __builtin_shufflevector(x[2], x[3], 0, 8, 2, 10, 4, 12, 6, 14);
+      const U64 t3 = __builtin_shufflevector(x[2], x[3], 1, 9, 3, 11, 5, 13, 7, 15);
+      // Two lanes' 32 bytes per vector: (0, 2), (4, 6), (1, 3), (5, 7).
+      const U64 u[4] = {__builtin_shufflevector(t0, t2, 0, 1, 8, 9, 2, 3, 10, 11),
+                        __builtin_shufflevector(t0, t2, 4, 5, 12, 13, 6, 7, 14, 15),
+                        __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 2, 3, 10, 11),
+                        __builtin_shufflevector(t1, t3, 4, 5, 12, 13, 6, 7, 14, 15)};
+      constexpr int kLane[4] = {0, 4, 1, 5};
+      for (int k = 0; k < 4; ++k) {
+        std::memcpy(at[kLane[k]] + 8 * w, &u[k], 32);
+        std::memcpy(at[kLane[k] + 2] + 8 * w, reinterpret_cast<const char*>(&u[k]) + 32, 32);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// L keys at once, lane l making key l into out + l * stride: the seed
+// mixing (DeriveSeed), each part's lengths and random words in lanes, the
+// parts in order (the compiled plan), literals and decimals lane by lane.
+// Returns false, having written garbage, when a lane's bounded length needs
+// Below's rejection step (probability below range / 2^64): the caller then
+// renders those keys one at a time.
+template <int L>
+[[gnu::always_inline]] inline bool KeyShape::RenderGroup(const uint64_t* index, uint64_t mixed_seed,
+                                                         const uint64_t* stream, char* out,
+                                                         size_t stride,
+                                                         uint32_t* lens) const noexcept {
+  using U64 = typename Lanes<L>::U64;
+  U64 s;
+  std::memcpy(&s, stream, sizeof s);
+  // DeriveSeed(seed, i) = Mix64(Mix64(seed) ^ Mix64(i ^ H0)); Mix64(x) = Finalize(x + gamma).
+  s = (s ^ kDeriveTag) + kGamma;
+  Finalize(s);
+  s = (s ^ mixed_seed) + kGamma;
+  Finalize(s);
+  char* at[L];
+  for (int l = 0; l < L; ++l) at[l] = out + l * stride;
+  for (const Part& p : parts_) {
+    switch (p.kind) {
+      case Kind::kLiteral:
+        for (int l = 0; l < L; ++l) at[l] = Literal(p.text, p.min, at[l]);
+        break;
+      case Kind::kIndex:
+        for (int l = 0; l < L; ++l) at[l] = Decimal(index[l], p.min, at[l]);
+        break;
+      case Kind::kNumber: {
+        U64 x = s + kGamma;
+        Finalize(x);
+        s += kGamma;
+        for (int l = 0; l < L; ++l) at[l] = Decimal(x[l] >> 1, 0, at[l]);
+        break;
+      }
+      case Kind::kHex:
+      case Kind::kAlnum:
+      case Kind::kBytes: {
+        U64 len = U64{} + p.min;
+        if (p.min != p.max) {  // Below(range): the high word of Next() * range
+          U64 r = s + kGamma;
+          Finalize(r);
+          s += kGamma;
+          const uint64_t range = p.max - p.min + 1;  // < 2^13: 32 x 32-bit products
+          const U64 lo = (r & 0xffffffffULL) * range, hi = (r >> 32) * range;
+          const U64 low64 = lo + (hi << 32);
+          U64 reject = reinterpret_cast<U64>(low64 < range);
+          if (AnyLane<L>(reject)) [[unlikely]]
+            return false;
+          len += (hi + (lo >> 32)) >> 32;
+        }
+        const uint32_t words = (p.max + 7) / 8;
+        if (p.kind == Kind::kHex) LaneChars<kHexChars, L>(s, words, at);
+        if (p.kind == Kind::kAlnum) LaneChars<kAlnumChars, L>(s, words, at);
+        if (p.kind == Kind::kBytes) LaneChars<kRawBytes, L>(s, words, at);
+        s += ((len + 7) >> 3) * kGamma;
+        for (int l = 0; l < L; ++l) at[l] += len[l];
+        break;
+      }
+    }
+  }
+  for (int l = 0; l < L; ++l) lens[l] = static_cast<uint32_t>(at[l] - (out + l * stride));
+  return true;
+}
+
+template <int L>
+[[gnu::always_inline]] inline void KeyShape::RenderLanes(const uint64_t* index, uint64_t mixed_seed,
+                                                         const uint64_t* stream, size_t count,
+                                                         char* out, size_t stride,
+                                                         uint32_t* lens) const noexcept {
+  for (size_t g = 0; g < count; g += L) {
+    uint64_t tail_index[L], tail_stream[L];
+    const uint64_t* gi = index + g;
+    const uint64_t* gs = stream + g;
+    if (count - g < L) {  // the last, partial group: lanes past the end repeat the last key
+      for (size_t l = 0; l < L; ++l) {
+        tail_index[l] = index[std::min(g + l, count - 1)];
+        tail_stream[l] = stream[std::min(g + l, count - 1)];
+      }
+      gi = tail_index;
+      gs = tail_stream;
+    }
+    char* const group = out + g * stride;
+    if (!RenderGroup<L>(gi, mixed_seed, gs, group, stride, lens + g)) [[unlikely]] {
+      for (size_t l = 0; l < L; ++l) {
+        const uint64_t seed = Mix64(mixed_seed ^ Mix64(gs[l] ^ kDeriveTag));  // DeriveSeed
+        lens[g + l] = static_cast<uint32_t>(RenderImpl(gi[l], seed, group + l * stride));
+      }
+    }
   }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
-// The same loop compiled for AVX2 (four 64-bit lanes per vector), chosen at
-// run time; identical output.
-__attribute__((target("avx2"))) void KeyShape::RenderLoopAvx2(
-    const uint64_t* index, const uint64_t* seed, size_t count, char* out,
-    std::string_view* keys) const noexcept {
-  RenderLoop(index, seed, count, out, keys);
+#define CHSIM_KEY_SHAPE_X86 1
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void KeyShape::RenderLanesAvx512(
+    const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count, char* out,
+    size_t stride, uint32_t* lens) const noexcept {
+  RenderLanes<8>(index, mixed_seed, stream, count, out, stride, lens);
+}
+__attribute__((target("avx2"))) void KeyShape::RenderLanesAvx2(const uint64_t* index,
+                                                               uint64_t mixed_seed,
+                                                               const uint64_t* stream, size_t count,
+                                                               char* out, size_t stride,
+                                                               uint32_t* lens) const noexcept {
+  RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens);
 }
 #endif
+void KeyShape::RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed,
+                                   const uint64_t* stream, size_t count, char* out, size_t stride,
+                                   uint32_t* lens) const noexcept {
+  RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens);
+}
 
-void KeyShape::RenderBlock(std::span<const uint64_t> index, std::span<const uint64_t> seed,
-                           KeyBlock* block) const {
+namespace {
+
+enum class Isa { kPortable, kAvx2, kAvx512 };
+constexpr const char* kIsaNames[] = {"portable", "avx2", "avx512"};
+
+bool IsaSupported(Isa isa) {
+#ifdef CHSIM_KEY_SHAPE_X86
+  __builtin_cpu_init();
+  if (isa == Isa::kAvx512) {
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  }
+  if (isa == Isa::kAvx2) return __builtin_cpu_supports("avx2");
+#endif
+  return isa == Isa::kPortable;
+}
+
+Isa BestIsa() {
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2}) {
+    if (IsaSupported(isa)) return isa;
+  }
+  return Isa::kPortable;
+}
+
+std::atomic<Isa> g_isa{BestIsa()};
+
+}  // namespace
+
+const char* KeyShape::Isa() noexcept {
+  return kIsaNames[static_cast<int>(g_isa.load(std::memory_order_relaxed))];
+}
+
+bool KeyShape::SetIsa(std::string_view name) noexcept {
+  for (int i = 0; i < 3; ++i) {
+    if (name == kIsaNames[i] && IsaSupported(static_cast<enum Isa>(i))) {
+      g_isa.store(static_cast<enum Isa>(i), std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
+void KeyShape::RenderBlock(std::span<const uint64_t> index, uint64_t seed,
+                           std::span<const uint64_t> stream, KeyBlock* block) const {
+  constexpr size_t kMaxLanes = 8;
   const size_t count = index.size();
-  if (block->bytes.size() < count * max_length_ + kRenderSlack) {
-    block->bytes.resize(count * max_length_ + kRenderSlack);
-  }
+  const size_t stride = (max_length_ + kRenderSlack + 15) / 16 * 16;
+  const size_t slots = (count + kMaxLanes - 1) / kMaxLanes * kMaxLanes;
+  if (block->bytes.size() < slots * stride) block->bytes.resize(slots * stride);
   block->keys.resize(count);
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) {
-    RenderLoopAvx2(index.data(), seed.data(), count, block->bytes.data(), block->keys.data());
-    return;
-  }
+  std::vector<uint32_t>& lens = block->lengths;
+  lens.resize(slots);
+  char* const out = block->bytes.data();
+  const uint64_t mixed = Mix64(seed);
+  switch (g_isa.load(std::memory_order_relaxed)) {
+#ifdef CHSIM_KEY_SHAPE_X86
+    case Isa::kAvx512:
+      RenderLanesAvx512(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+      break;
+    case Isa::kAvx2:
+      RenderLanesAvx2(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+      break;
 #endif
-  RenderLoop(index.data(), seed.data(), count, block->bytes.data(), block->keys.data());
+    default:
+      RenderLanesPortable(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+  }
+  for (size_t j = 0; j < count; ++j) block->keys[j] = std::string_view(out + j * stride, lens[j]);
 }
 
 }  // namespace chsim::sim

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "chsim/sim/brace_template.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/rng.h"
 #include "chsim/sim/text_file.h"
@@ -25,28 +26,11 @@ NodePattern NodePattern::Compile(std::string_view pattern, const std::string& wh
     literal.clear();
   };
   bool has_index = false;
-  for (size_t k = 0; k < pattern.size(); ++k) {
-    char c = pattern[k];
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') throw fail("found whitespace");
-    if (c == '}' && k + 1 < pattern.size() && pattern[k + 1] == '}') {
-      literal += '}';
-      ++k;
-      continue;
-    }
-    if (c == '}') throw fail("found a lone '}'");
-    if (c != '{') {
-      literal += c;
-      continue;
-    }
-    if (k + 1 < pattern.size() && pattern[k + 1] == '{') {
-      literal += '{';
-      ++k;
-      continue;
-    }
-    size_t close = pattern.find('}', k);
-    if (close == std::string_view::npos) throw fail("found an unclosed '{'");
-    std::string_view body = pattern.substr(k + 1, close - k - 1);
-    k = close;
+  auto on_literal = [&](std::string_view text) {
+    if (text.find_first_of(" \t\n\r") != std::string_view::npos) throw fail("found whitespace");
+    literal += text;
+  };
+  auto on_placeholder = [&](std::string_view body) {
     flush();
     Part part;
     if (body.substr(0, 4) == "hex:") {
@@ -78,6 +62,14 @@ NodePattern NodePattern::Compile(std::string_view pattern, const std::string& wh
       }
     }
     np.parts_.push_back(std::move(part));
+  };
+  switch (ScanBraces(pattern, on_literal, on_placeholder)) {
+    case BraceError::kLoneClose:
+      throw fail("found a lone '}'");
+    case BraceError::kUnclosed:
+      throw fail("found an unclosed '{'");
+    case BraceError::kNone:
+      break;
   }
   flush();
   if (!has_index) {
@@ -96,11 +88,21 @@ std::string NodePattern::Render(uint64_t i, uint64_t seed) const {
       int64_t v = static_cast<int64_t>(i);
       for (const Op& op : p.ops) {
         switch (op.op) {
-          case '+': v += op.value; break;
-          case '-': v -= op.value; break;
-          case '*': v *= op.value; break;
-          case '/': v /= op.value; break;
-          default: v %= op.value; break;
+          case '+':
+            v += op.value;
+            break;
+          case '-':
+            v -= op.value;
+            break;
+          case '*':
+            v *= op.value;
+            break;
+          case '/':
+            v /= op.value;
+            break;
+          default:
+            v %= op.value;
+            break;
         }
       }
       out += std::to_string(v);

@@ -55,37 +55,34 @@ void Workload::KeyAt(uint64_t u, std::string* out) const {
 }
 
 void Workload::KeysAt(uint64_t begin, size_t count, KeyBlock* block) const {
+  // Key j: number index[j], random parts from stream stream[j] of the seed
+  // (KeyAt's Derive(seed_, .)).
   block->index.resize(count);
-  block->seed.resize(count);
+  block->stream.resize(count);
   uint64_t* index = block->index.data();
-  uint64_t* seed = block->seed.data();
-  const uint64_t s = seed_;
+  uint64_t* stream = block->stream.data();
   switch (config_.type) {
     case WorkloadConfig::Type::kUniform:
-      for (size_t j = 0; j < count; ++j) {
-        index[j] = begin + j;
-        seed[j] = Derive(s, begin + j);
-      }
+      for (size_t j = 0; j < count; ++j) index[j] = stream[j] = begin + j;
       break;
     case WorkloadConfig::Type::kSequential:
       for (size_t j = 0; j < count; ++j) {
-        index[j] = config_.start + (begin + j) * config_.step;
-        seed[j] = Derive(s, index[j]);
+        index[j] = stream[j] = config_.start + (begin + j) * config_.step;
       }
       break;
     case WorkloadConfig::Type::kZipf:
       for (size_t j = 0; j < count; ++j) {
-        SplitMix64 rng(Derive(s ^ 0x5a17f00dULL, begin + j));
+        SplitMix64 rng(Derive(seed_ ^ 0x5a17f00dULL, begin + j));
         uint64_t rank = zipf_->Sample(rng);
         index[j] = rank - 1;
-        seed[j] = Derive(s, rank);
+        stream[j] = rank;
       }
       break;
     case WorkloadConfig::Type::kFile:  // not indexed: empty keys
       block->keys.assign(count, std::string_view());
       return;
   }
-  shape_.RenderBlock(block->index, block->seed, block);
+  shape_.RenderBlock(block->index, seed_, block->stream, block);
 }
 
 void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>& f) const {
@@ -109,7 +106,8 @@ void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>
     uint64_t weight = 1;
     if (config_.weighted) {
       size_t sep = text.find_last_of(" \t");
-      std::string_view w = sep == std::string_view::npos ? std::string_view() : text.substr(sep + 1);
+      std::string_view w =
+          sep == std::string_view::npos ? std::string_view() : text.substr(sep + 1);
       auto [p, ec] = std::from_chars(w.data(), w.data() + w.size(), weight);
       if (sep == std::string_view::npos || w.empty() || ec != std::errc() ||
           p != w.data() + w.size()) {

@@ -3,7 +3,7 @@
 // point hasher, std::stable_sort, then runs of equal points resolved per
 // rule): the same points and owners in the same order, under every MD5
 // kernel the CPU runs, for every profile, ring sizes on both sides of the
-// one-level / two-level sort boundary, weighted lists, long node names (the
+// one-level / two-level sort boundary (2^18 points), weighted lists, long node names (the
 // one-block limit) and rings full of equal points.
 #include <gtest/gtest.h>
 
@@ -100,9 +100,9 @@ TEST_P(RingBuildTest, EveryProfileEqualsTheReference) {
                      std::string(info.name) + " n=" + std::to_string(n));
     }
   }
-  // 3,300 nodes: 528,000 points, past the one-level sort (2^19 points).
-  ExpectSameRing(MakeProfile("spymemcached"), MakeNumberedNodes(3300), "spymemcached n=3300");
-  ExpectSameRing(MakeProfile("uhashring"), MakeNumberedNodes(3300), "uhashring n=3300");
+  // 1,700 nodes: 272,000 points, past the one-level sort (2^18 points).
+  ExpectSameRing(MakeProfile("spymemcached"), MakeNumberedNodes(1700), "spymemcached n=1700");
+  ExpectSameRing(MakeProfile("uhashring"), MakeNumberedNodes(1700), "uhashring n=1700");
 }
 
 TEST_P(RingBuildTest, WeightedListsAndLongNames) {

@@ -178,23 +178,86 @@ TEST(KeyShapeTest, FastRenderEqualsTheReference) {
   std::string out;
   for (const char* shape : shapes) {
     KeyShape s = KeyShape::Compile(shape, "t");
-    std::vector<uint64_t> index, seed;
-    for (size_t k = 0; k < indexes.size(); ++k) {
-      index.push_back(indexes[k]);
-      seed.push_back(draw.Next());
-      s.Render(index.back(), seed.back(), &out);
-      ASSERT_EQ(out, ReferenceRender(shape, index.back(), seed.back()))
-          << shape << " index " << index.back();
-    }
-    // The block renderer (the runner's path) packs the same keys back to back.
-    KeyBlock block;
-    s.RenderBlock(index, seed, &block);
-    ASSERT_EQ(block.keys.size(), index.size());
-    for (size_t k = 0; k < index.size(); ++k) {
-      ASSERT_EQ(block.keys[k], ReferenceRender(shape, index[k], seed[k])) << shape << " #" << k;
+    for (uint64_t index : indexes) {
+      const uint64_t seed = draw.Next();
+      s.Render(index, seed, &out);
+      ASSERT_EQ(out, ReferenceRender(shape, index, seed)) << shape << " index " << index;
     }
   }
 }
+
+// SplitMix64's Mix64 undone (each step is a bijection): a stream value whose
+// derived seed has a chosen first draw.
+uint64_t InverseMultiply(uint64_t a) {  // a odd: a * x == 1 (mod 2^64), Newton
+  uint64_t x = a;
+  for (int i = 0; i < 6; ++i) x *= 2 - a * x;
+  return x;
+}
+uint64_t UnXorShift(uint64_t y, int k) {
+  uint64_t x = y;
+  for (int i = 0; i < 64 / k + 1; ++i) x = y ^ (x >> k);
+  return x;
+}
+uint64_t UnMix64(uint64_t y) {
+  y = UnXorShift(y, 31) * InverseMultiply(0x94d049bb133111ebULL);
+  y = UnXorShift(y, 27) * InverseMultiply(0xbf58476d1ce4e5b9ULL);
+  return UnXorShift(y, 30) - kSplitMixGamma;
+}
+
+class KeyShapeIsaTest : public testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    saved_ = KeyShape::Isa();
+    if (!KeyShape::SetIsa(GetParam())) GTEST_SKIP() << GetParam() << " not supported by this CPU";
+  }
+  void TearDown() override { ASSERT_TRUE(KeyShape::SetIsa(saved_)); }
+  std::string saved_;
+};
+
+// RenderBlock (the runner's path: keys in vector lanes) gives every key the
+// bytes of the reference, on each lane width, for blocks of every size up to
+// three groups of lanes and a long one, including a key whose length draw
+// takes Below's rejection step (the lanes hand that group to the one-key path).
+TEST_P(KeyShapeIsaTest, BlockEqualsTheReference) {
+  const char* shapes[] = {"user:{n}",
+                          "{alnum:16-32}",
+                          "{alnum:1-70}",
+                          "k{hex:13}:{i:07}-{alnum:3}",
+                          "{bytes:1-100}",
+                          "{hex:64}x{bytes:9}{hex:1}",
+                          "{{{i}}}-{n}{n}",
+                          "a-literal-longer-than-sixteen-bytes:{i:020}/{alnum:33-40}",
+                          "{i}",
+                          "fixed"};
+  SplitMix64 draw(43);
+  KeyBlock block;
+  for (const char* shape : shapes) {
+    const KeyShape s = KeyShape::Compile(shape, "t");
+    for (size_t count : {size_t{1}, size_t{3}, size_t{4}, size_t{7}, size_t{8}, size_t{9},
+                         size_t{17}, size_t{24}, size_t{1000}}) {
+      const uint64_t seed = draw.Next();
+      std::vector<uint64_t> index(count), stream(count);
+      for (size_t j = 0; j < count; ++j) {
+        index[j] = draw.Next() >> (draw.Next() % 64);
+        stream[j] = draw.Next() >> (draw.Next() % 64);
+      }
+      if (count == 9) {
+        // Key 5's first draw is 0: Below(range) then rejects (unless range is
+        // a power of two) and draws again.
+        stream[5] = UnMix64(Mix64(seed) ^ UnMix64(UnMix64(0))) ^ 0x6a09e667f3bcc909ULL;
+        ASSERT_EQ(SplitMix64(DeriveSeed(seed, stream[5])).Next(), 0u);
+      }
+      s.RenderBlock(index, seed, stream, &block);
+      ASSERT_EQ(block.keys.size(), count);
+      for (size_t j = 0; j < count; ++j) {
+        ASSERT_EQ(block.keys[j], ReferenceRender(shape, index[j], DeriveSeed(seed, stream[j])))
+            << shape << " count " << count << " key " << j << " isa " << KeyShape::Isa();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lanes, KeyShapeIsaTest, testing::Values("portable", "avx2", "avx512"));
 
 }  // namespace
 }  // namespace chsim::sim

@@ -134,7 +134,7 @@ class Ring {
 
   // Limits (enforced by Build with std::invalid_argument): at most kMaxNodes
   // nodes and kMaxPoints points in all. Building takes at most 16 bytes per
-  // point at its peak below 2^19 points (8 MiB) and about 13 above (8 to 12
+  // point at its peak below 2^18 points (4 MiB) and about 13 above (8 to 12
   // resident: 8 per entry, 1 to 4 of index), so the 2^28-point limit (10^6
   // nodes x 268 points) needs about 3.5 GB; a larger ring is refused, not
   // swapped to death.

@@ -12,7 +12,8 @@
 // Random parts come from SplitMix64 seeded by the seed given to Render, so a
 // key is a pure function of (index, seed).
 //
-// Thread-safety: immutable after Compile; Render may run concurrently.
+// Thread-safety: immutable after Compile; Render and RenderBlock may run
+// concurrently (SetIsa excepted).
 #ifndef CHSIM_SIM_KEY_SHAPE_H_
 #define CHSIM_SIM_KEY_SHAPE_H_
 
@@ -27,12 +28,14 @@ namespace chsim::sim {
 // Bytes RenderTo may write past the key (whole 16- and 32-byte stores).
 inline constexpr size_t kRenderSlack = 32;
 
-// Keys packed in one buffer: keys[j] views into bytes. Reused from block to
-// block, so it allocates only while growing.
+// A block of keys: keys[j] views into bytes, each key in its own slot of
+// stride() bytes. Reused from block to block, so it allocates only while
+// growing.
 struct KeyBlock {
   std::vector<char> bytes;
   std::vector<std::string_view> keys;
-  std::vector<uint64_t> index, seed;  // scratch for the producer
+  std::vector<uint64_t> index, stream;  // scratch for the producer
+  std::vector<uint32_t> lengths;        // scratch for RenderBlock
 };
 
 class KeyShape {
@@ -43,15 +46,19 @@ class KeyShape {
 
   // Replaces *out with the key for `index`, drawing random parts from `seed`.
   void Render(uint64_t index, uint64_t seed, std::string* out) const;
-  // The same key written to out[0..n); returns n. The simulator's hot path:
-  // no allocation, random characters made 8 at a time. It may scribble up to
-  // kRenderSlack bytes past the key. REQUIRES: out has room for
-  // max_length() + kRenderSlack bytes.
+  // The same key written to out[0..n); returns n. No allocation; it may
+  // scribble up to kRenderSlack bytes past the key. REQUIRES: out has room
+  // for max_length() + kRenderSlack bytes.
   size_t RenderTo(uint64_t index, uint64_t seed, char* out) const noexcept;
-  // block->keys[j] = the key for (index[j], seed[j]) for every j, packed in
-  // block->bytes (RenderTo in one loop, no call per key).
-  // REQUIRES: index.size() == seed.size().
-  void RenderBlock(std::span<const uint64_t> index, std::span<const uint64_t> seed,
+  // The simulator's hot path: block->keys[j] = the key for index[j] with
+  // random parts seeded by DeriveSeed(seed, stream[j]) (chsim/splitmix.h),
+  // for every j, each in its own slot of block->bytes. Keys are made several
+  // at a time, one per vector lane (AVX-512: 8, AVX2: 4, else 4 in the
+  // baseline's vectors): seed mixing, lengths and characters in lanes, the
+  // shape's parts as a fixed plan applied to every lane. The same bytes as
+  // Render, on every path (tests/sim/key_shape_test.cc forces each).
+  // REQUIRES: index.size() == stream.size().
+  void RenderBlock(std::span<const uint64_t> index, uint64_t seed, std::span<const uint64_t> stream,
                    KeyBlock* block) const;
 
   // Whether any part is random (else keys depend on the index only).
@@ -59,18 +66,35 @@ class KeyShape {
   // Largest key length in bytes.
   size_t max_length() const noexcept { return max_length_; }
 
+  // The lane width RenderBlock uses: "avx512", "avx2" or "portable".
+  static const char* Isa() noexcept;
+  // Forces one (tests, benchmarks); false, changing nothing, when the name is
+  // unknown or the CPU lacks it. Must not race with RenderBlock.
+  static bool SetIsa(std::string_view isa) noexcept;
+
  private:
   enum class Kind { kLiteral, kIndex, kNumber, kHex, kAlnum, kBytes };
   struct Part {
     Kind kind;
-    std::string text;  // kLiteral: the text, zero-padded to a multiple of 16 bytes
+    std::string text;           // kLiteral: the text, zero-padded to a multiple of 16 bytes
     uint32_t min = 0, max = 0;  // lengths (kLiteral: the text's); kIndex: zero-pad width in min
   };
   size_t RenderImpl(uint64_t index, uint64_t seed, char* out) const noexcept;
-  void RenderLoop(const uint64_t* index, const uint64_t* seed, size_t count, char* out,
-                  std::string_view* keys) const noexcept;
-  void RenderLoopAvx2(const uint64_t* index, const uint64_t* seed, size_t count, char* out,
-                      std::string_view* keys) const noexcept;
+  // Keys [0, count) of a block, L lanes at a time, into slots of `stride`
+  // bytes from `out` (room for count rounded up to L slots); lens[j] = key
+  // j's length. One function per lane width, each compiled for its ISA.
+  template <int L>
+  void RenderLanes(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count,
+                   char* out, size_t stride, uint32_t* lens) const noexcept;
+  template <int L>
+  bool RenderGroup(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, char* out,
+                   size_t stride, uint32_t* lens) const noexcept;
+  void RenderLanesAvx512(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                         size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
+  void RenderLanesAvx2(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                       size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
+  void RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                           size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
 
   std::vector<Part> parts_;
   bool random_ = false;
