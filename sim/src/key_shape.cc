@@ -352,128 +352,144 @@ template <CharKind kKind, int L>
                         __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 2, 3, 10, 11),
                         __builtin_shufflevector(t1, t3, 4, 5, 12, 13, 6, 7, 14, 15)};
       constexpr int kLane[4] = {0, 4, 1, 5};
-      for (int k = 0; k < 4; ++k) {
-        std::memcpy(at[kLane[k]] + 8 * w, &u[k], 32);
-        std::memcpy(at[kLane[k] + 2] + 8 * w, reinterpret_cast<const char*>(&u[k]) + 32, 32);
+      for (int k = 0; k < 4; ++k) {  // halves as 256-bit vectors: no trip through memory
+        const typename Lanes<4>::U64 low = __builtin_shufflevector(u[k], u[k], 0, 1, 2, 3);
+        const typename Lanes<4>::U64 high = __builtin_shufflevector(u[k], u[k], 4, 5, 6, 7);
+        std::memcpy(at[kLane[k]] + 8 * w, &low, 32);
+        std::memcpy(at[kLane[k] + 2] + 8 * w, &high, 32);
       }
     }
+  }
+}
+
+// A random-characters part for every key of a block, L keys per group: the
+// length (Below(max - min + 1) for a range: the high word of Next() * range,
+// in 32-bit halves as range < 2^13; a lane needing Below's rejection step is
+// flagged in `rejected`), the characters (LaneChars), then the stream skips
+// the words each key used and its offset moves past its characters.
+template <CharKind kKind, int L>
+[[gnu::always_inline]] inline void LaneCharsPart(uint32_t min, uint32_t max, size_t slots,
+                                                 char* out, size_t stride, uint32_t* lens,
+                                                 uint64_t* state,
+                                                 typename Lanes<L>::U64& rejected) noexcept {
+  using U64 = typename Lanes<L>::U64;
+  const uint32_t words = (max + 7) / 8;
+  const uint64_t range = max - min + 1;
+  for (size_t g = 0; g < slots; g += L) {
+    U64 s;
+    std::memcpy(&s, state + g, sizeof s);
+    U64 len = U64{} + min;
+    if (min != max) {
+      U64 r = s + kGamma;
+      Finalize(r);
+      s += kGamma;
+      const U64 lo = (r & 0xffffffffULL) * range, hi = (r >> 32) * range;
+      rejected |= reinterpret_cast<U64>(lo + (hi << 32) < range);
+      len += (hi + (lo >> 32)) >> 32;
+    }
+    char* at[L];
+    for (size_t l = 0; l < L; ++l) at[l] = out + (g + l) * stride + lens[g + l];
+    LaneChars<kKind, L>(s, words, at);
+    s += ((len + 7) >> 3) * kGamma;
+    std::memcpy(state + g, &s, sizeof s);
+    for (size_t l = 0; l < L; ++l) lens[g + l] += static_cast<uint32_t>(len[l]);
   }
 }
 
 }  // namespace
 
-// L keys at once, lane l making key l into out + l * stride: the seed
-// mixing (DeriveSeed), each part's lengths and random words in lanes, the
-// parts in order (the compiled plan), literals and decimals lane by lane.
-// Returns false, having written garbage, when a lane's bounded length needs
-// Below's rejection step (probability below range / 2^64): the caller then
-// renders those keys one at a time.
+// Keys [0, count) of a block into slots of `stride` bytes from `out`, part
+// by part (the compiled plan): each part for every key, L keys at a time in
+// vector lanes (key g + l in lane l of group g), so that the groups of a
+// part are independent and the CPU overlaps them (one group's dependency
+// chain of multiplies is long). Between parts each key's stream state and
+// write offset live in state[] and lens[] (room for count rounded up to L;
+// the last group's extra lanes make throwaway keys in their own slots).
+// Returns false when a lane's bounded length needs Below's rejection step
+// (probability below range / 2^64): the caller then renders the block one
+// key at a time.
 template <int L>
-[[gnu::always_inline]] inline bool KeyShape::RenderGroup(const uint64_t* index, uint64_t mixed_seed,
-                                                         const uint64_t* stream, char* out,
-                                                         size_t stride,
-                                                         uint32_t* lens) const noexcept {
+[[gnu::always_inline]] inline bool KeyShape::RenderLanes(const uint64_t* index, uint64_t mixed_seed,
+                                                         const uint64_t* stream, size_t count,
+                                                         char* out, size_t stride, uint32_t* lens,
+                                                         uint64_t* state) const noexcept {
   using U64 = typename Lanes<L>::U64;
-  U64 s;
-  std::memcpy(&s, stream, sizeof s);
-  // DeriveSeed(seed, i) = Mix64(Mix64(seed) ^ Mix64(i ^ H0)); Mix64(x) = Finalize(x + gamma).
-  s = (s ^ kDeriveTag) + kGamma;
-  Finalize(s);
-  s = (s ^ mixed_seed) + kGamma;
-  Finalize(s);
-  char* at[L];
-  for (int l = 0; l < L; ++l) at[l] = out + l * stride;
+  const size_t slots = (count + L - 1) / L * L;
+  for (size_t g = 0; g < slots; g += L) {
+    U64 s;
+    if (count - g >= L) {
+      std::memcpy(&s, stream + g, sizeof s);
+    } else {  // the last, partial group: extra lanes repeat the last key
+      for (size_t l = 0; l < L; ++l) s[l] = stream[std::min(g + l, count - 1)];
+    }
+    // DeriveSeed(seed, i) = Mix64(Mix64(seed) ^ Mix64(i ^ H0)); Mix64(x) = Finalize(x + gamma).
+    s = (s ^ kDeriveTag) + kGamma;
+    Finalize(s);
+    s = (s ^ mixed_seed) + kGamma;
+    Finalize(s);
+    std::memcpy(state + g, &s, sizeof s);
+  }
+  std::fill(lens, lens + slots, 0);
+  U64 rejected{};
   for (const Part& p : parts_) {
     switch (p.kind) {
       case Kind::kLiteral:
-        for (int l = 0; l < L; ++l) at[l] = Literal(p.text, p.min, at[l]);
+        for (size_t j = 0; j < count; ++j) {
+          Literal(p.text, p.min, out + j * stride + lens[j]);
+          lens[j] += p.min;
+        }
         break;
       case Kind::kIndex:
-        for (int l = 0; l < L; ++l) at[l] = Decimal(index[l], p.min, at[l]);
-        break;
-      case Kind::kNumber: {
-        U64 x = s + kGamma;
-        Finalize(x);
-        s += kGamma;
-        for (int l = 0; l < L; ++l) at[l] = Decimal(x[l] >> 1, 0, at[l]);
-        break;
-      }
-      case Kind::kHex:
-      case Kind::kAlnum:
-      case Kind::kBytes: {
-        U64 len = U64{} + p.min;
-        if (p.min != p.max) {  // Below(range): the high word of Next() * range
-          U64 r = s + kGamma;
-          Finalize(r);
-          s += kGamma;
-          const uint64_t range = p.max - p.min + 1;  // < 2^13: 32 x 32-bit products
-          const U64 lo = (r & 0xffffffffULL) * range, hi = (r >> 32) * range;
-          const U64 low64 = lo + (hi << 32);
-          U64 reject = reinterpret_cast<U64>(low64 < range);
-          if (AnyLane<L>(reject)) [[unlikely]]
-            return false;
-          len += (hi + (lo >> 32)) >> 32;
+        for (size_t j = 0; j < count; ++j) {
+          char* at = out + j * stride + lens[j];
+          lens[j] += static_cast<uint32_t>(Decimal(index[j], p.min, at) - at);
         }
-        const uint32_t words = (p.max + 7) / 8;
-        if (p.kind == Kind::kHex) LaneChars<kHexChars, L>(s, words, at);
-        if (p.kind == Kind::kAlnum) LaneChars<kAlnumChars, L>(s, words, at);
-        if (p.kind == Kind::kBytes) LaneChars<kRawBytes, L>(s, words, at);
-        s += ((len + 7) >> 3) * kGamma;
-        for (int l = 0; l < L; ++l) at[l] += len[l];
         break;
-      }
+      case Kind::kNumber:
+        for (size_t g = 0; g < slots; g += L) {
+          U64 s, x;
+          std::memcpy(&s, state + g, sizeof s);
+          x = s + kGamma;
+          Finalize(x);
+          s += kGamma;
+          std::memcpy(state + g, &s, sizeof s);
+          for (size_t l = 0; l < L; ++l) {
+            char* at = out + (g + l) * stride + lens[g + l];
+            lens[g + l] += static_cast<uint32_t>(Decimal(x[l] >> 1, 0, at) - at);
+          }
+        }
+        break;
+      case Kind::kHex:
+        LaneCharsPart<kHexChars, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        break;
+      case Kind::kAlnum:
+        LaneCharsPart<kAlnumChars, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        break;
+      case Kind::kBytes:
+        LaneCharsPart<kRawBytes, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        break;
     }
   }
-  for (int l = 0; l < L; ++l) lens[l] = static_cast<uint32_t>(at[l] - (out + l * stride));
-  return true;
-}
-
-template <int L>
-[[gnu::always_inline]] inline void KeyShape::RenderLanes(const uint64_t* index, uint64_t mixed_seed,
-                                                         const uint64_t* stream, size_t count,
-                                                         char* out, size_t stride,
-                                                         uint32_t* lens) const noexcept {
-  for (size_t g = 0; g < count; g += L) {
-    uint64_t tail_index[L], tail_stream[L];
-    const uint64_t* gi = index + g;
-    const uint64_t* gs = stream + g;
-    if (count - g < L) {  // the last, partial group: lanes past the end repeat the last key
-      for (size_t l = 0; l < L; ++l) {
-        tail_index[l] = index[std::min(g + l, count - 1)];
-        tail_stream[l] = stream[std::min(g + l, count - 1)];
-      }
-      gi = tail_index;
-      gs = tail_stream;
-    }
-    char* const group = out + g * stride;
-    if (!RenderGroup<L>(gi, mixed_seed, gs, group, stride, lens + g)) [[unlikely]] {
-      for (size_t l = 0; l < L; ++l) {
-        const uint64_t seed = Mix64(mixed_seed ^ Mix64(gs[l] ^ kDeriveTag));  // DeriveSeed
-        lens[g + l] = static_cast<uint32_t>(RenderImpl(gi[l], seed, group + l * stride));
-      }
-    }
-  }
+  return !AnyLane<L>(rejected);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define CHSIM_KEY_SHAPE_X86 1
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) void KeyShape::RenderLanesAvx512(
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) bool KeyShape::RenderLanesAvx512(
     const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count, char* out,
-    size_t stride, uint32_t* lens) const noexcept {
-  RenderLanes<8>(index, mixed_seed, stream, count, out, stride, lens);
+    size_t stride, uint32_t* lens, uint64_t* state) const noexcept {
+  return RenderLanes<8>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
-__attribute__((target("avx2"))) void KeyShape::RenderLanesAvx2(const uint64_t* index,
-                                                               uint64_t mixed_seed,
-                                                               const uint64_t* stream, size_t count,
-                                                               char* out, size_t stride,
-                                                               uint32_t* lens) const noexcept {
-  RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens);
+__attribute__((target("avx2"))) bool KeyShape::RenderLanesAvx2(
+    const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count, char* out,
+    size_t stride, uint32_t* lens, uint64_t* state) const noexcept {
+  return RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
 #endif
-void KeyShape::RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed,
+bool KeyShape::RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed,
                                    const uint64_t* stream, size_t count, char* out, size_t stride,
-                                   uint32_t* lens) const noexcept {
-  RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens);
+                                   uint32_t* lens, uint64_t* state) const noexcept {
+  return RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
 
 namespace {
@@ -526,21 +542,32 @@ void KeyShape::RenderBlock(std::span<const uint64_t> index, uint64_t seed,
   const size_t slots = (count + kMaxLanes - 1) / kMaxLanes * kMaxLanes;
   if (block->bytes.size() < slots * stride) block->bytes.resize(slots * stride);
   block->keys.resize(count);
-  std::vector<uint32_t>& lens = block->lengths;
-  lens.resize(slots);
+  block->lengths.resize(slots);
+  block->state.resize(slots);
   char* const out = block->bytes.data();
+  uint32_t* const lens = block->lengths.data();
   const uint64_t mixed = Mix64(seed);
+  bool ok;
   switch (g_isa.load(std::memory_order_relaxed)) {
 #ifdef CHSIM_KEY_SHAPE_X86
     case Isa::kAvx512:
-      RenderLanesAvx512(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+      ok = RenderLanesAvx512(index.data(), mixed, stream.data(), count, out, stride, lens,
+                             block->state.data());
       break;
     case Isa::kAvx2:
-      RenderLanesAvx2(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+      ok = RenderLanesAvx2(index.data(), mixed, stream.data(), count, out, stride, lens,
+                           block->state.data());
       break;
 #endif
     default:
-      RenderLanesPortable(index.data(), mixed, stream.data(), count, out, stride, lens.data());
+      ok = RenderLanesPortable(index.data(), mixed, stream.data(), count, out, stride, lens,
+                               block->state.data());
+  }
+  if (!ok) [[unlikely]] {  // a length needs Below's rejection step: one key at a time
+    for (size_t j = 0; j < count; ++j) {
+      lens[j] = static_cast<uint32_t>(
+          RenderImpl(index[j], Mix64(mixed ^ Mix64(stream[j] ^ kDeriveTag)), out + j * stride));
+    }
   }
   for (size_t j = 0; j < count; ++j) block->keys[j] = std::string_view(out + j * stride, lens[j]);
 }

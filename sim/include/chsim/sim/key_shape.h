@@ -36,6 +36,7 @@ struct KeyBlock {
   std::vector<std::string_view> keys;
   std::vector<uint64_t> index, stream;  // scratch for the producer
   std::vector<uint32_t> lengths;        // scratch for RenderBlock
+  std::vector<uint64_t> state;
 };
 
 class KeyShape {
@@ -81,20 +82,21 @@ class KeyShape {
   };
   size_t RenderImpl(uint64_t index, uint64_t seed, char* out) const noexcept;
   // Keys [0, count) of a block, L lanes at a time, into slots of `stride`
-  // bytes from `out` (room for count rounded up to L slots); lens[j] = key
-  // j's length. One function per lane width, each compiled for its ISA.
+  // bytes from `out`; lens[j] = key j's length; false when RenderImpl must
+  // redo the block (see key_shape.cc). One function per lane width, each
+  // compiled for its ISA.
   template <int L>
-  void RenderLanes(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count,
-                   char* out, size_t stride, uint32_t* lens) const noexcept;
-  template <int L>
-  bool RenderGroup(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, char* out,
-                   size_t stride, uint32_t* lens) const noexcept;
-  void RenderLanesAvx512(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
-                         size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
-  void RenderLanesAvx2(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
-                       size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
-  void RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
-                           size_t count, char* out, size_t stride, uint32_t* lens) const noexcept;
+  bool RenderLanes(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count,
+                   char* out, size_t stride, uint32_t* lens, uint64_t* state) const noexcept;
+  bool RenderLanesAvx512(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                         size_t count, char* out, size_t stride, uint32_t* lens,
+                         uint64_t* state) const noexcept;
+  bool RenderLanesAvx2(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                       size_t count, char* out, size_t stride, uint32_t* lens,
+                       uint64_t* state) const noexcept;
+  bool RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
+                           size_t count, char* out, size_t stride, uint32_t* lens,
+                           uint64_t* state) const noexcept;
 
   std::vector<Part> parts_;
   bool random_ = false;
