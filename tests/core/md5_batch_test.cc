@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "chsim/hasher.h"
-
 #include "chsim/sim/rng.h"
+#include "md5_isa_fixture.h"
 
 namespace chsim {
 namespace {
-
 
 std::array<uint8_t, 16> Reference(std::string_view s) {
   std::array<uint8_t, 16> d;
@@ -31,16 +30,8 @@ uint32_t Le32(const std::array<uint8_t, 16>& d) {
   return uint32_t{d[0]} | uint32_t{d[1]} << 8 | uint32_t{d[2]} << 16 | uint32_t{d[3]} << 24;
 }
 
-// Every kernel the CPU supports; restores the default afterwards.
-class Md5BatchTest : public ::testing::TestWithParam<const char*> {
- protected:
-  void SetUp() override {
-    saved_ = Md5BatchIsa();
-    if (!SetMd5BatchIsa(GetParam())) GTEST_SKIP() << GetParam() << " not supported by this CPU";
-  }
-  void TearDown() override { ASSERT_TRUE(SetMd5BatchIsa(saved_)); }
-  std::string saved_;
-};
+// Every kernel the CPU supports (md5_isa_fixture.h).
+using Md5BatchTest = Md5IsaTest;
 
 TEST_P(Md5BatchTest, KnownAnswers) {  // RFC 1321 appendix A.5
   std::vector<std::string_view> keys = {"", "a", "abc", "message digest",

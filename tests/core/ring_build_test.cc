@@ -16,6 +16,7 @@
 #include "chsim/md5_batch.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
+#include "md5_isa_fixture.h"
 
 namespace chsim {
 namespace {
@@ -83,15 +84,7 @@ void ExpectSameRing(const Profile& p, const std::vector<Node>& nodes, const std:
   }
 }
 
-class RingBuildTest : public testing::TestWithParam<const char*> {
- protected:
-  void SetUp() override {
-    saved_ = Md5BatchIsa();
-    if (!SetMd5BatchIsa(GetParam())) GTEST_SKIP() << GetParam() << " not supported by this CPU";
-  }
-  void TearDown() override { ASSERT_TRUE(SetMd5BatchIsa(saved_)); }
-  std::string saved_;
-};
+using RingBuildTest = Md5IsaTest;  // once per MD5 kernel
 
 TEST_P(RingBuildTest, EveryProfileEqualsTheReference) {
   for (const ProfileInfo& info : AllProfiles()) {

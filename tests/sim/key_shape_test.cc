@@ -147,16 +147,20 @@ std::string ReferenceRender(std::string_view shape, uint64_t index, uint64_t see
   return out;
 }
 
+// Shapes with every part kind, literals longer than 16 bytes, ranges and
+// fixed lengths, escapes, and no placeholder at all.
+constexpr const char* kShapes[] = {"user:{n}",
+                                   "{alnum:16-32}",
+                                   "{alnum:1-70}",
+                                   "k{hex:13}:{i:07}-{alnum:3}",
+                                   "{bytes:1-100}",
+                                   "{hex:64}x{bytes:9}{hex:1}",
+                                   "{{{i}}}-{n}{n}",
+                                   "a-literal-longer-than-sixteen-bytes:{i:020}/{alnum:33-40}",
+                                   "{i}",
+                                   "fixed"};
+
 TEST(KeyShapeTest, FastRenderEqualsTheReference) {
-  const char* shapes[] = {"user:{n}",
-                          "{alnum:16-32}",
-                          "{alnum:1-70}",
-                          "k{hex:13}:{i:07}-{alnum:3}",
-                          "{bytes:1-100}",
-                          "{hex:64}x{bytes:9}{hex:1}",
-                          "{{{i}}}-{n}{n}",
-                          "a-literal-longer-than-sixteen-bytes:{i:020}/{alnum:33-40}",
-                          "{i}"};
   std::vector<uint64_t> indexes = {0,
                                    1,
                                    9,
@@ -176,7 +180,7 @@ TEST(KeyShapeTest, FastRenderEqualsTheReference) {
   SplitMix64 draw(42);
   for (int k = 0; k < 300; ++k) indexes.push_back(draw.Next() >> (draw.Next() % 64));
   std::string out;
-  for (const char* shape : shapes) {
+  for (const char* shape : kShapes) {
     KeyShape s = KeyShape::Compile(shape, "t");
     for (uint64_t index : indexes) {
       const uint64_t seed = draw.Next();
@@ -219,19 +223,9 @@ class KeyShapeIsaTest : public testing::TestWithParam<const char*> {
 // three groups of lanes and a long one, including a key whose length draw
 // takes Below's rejection step (the lanes hand that group to the one-key path).
 TEST_P(KeyShapeIsaTest, BlockEqualsTheReference) {
-  const char* shapes[] = {"user:{n}",
-                          "{alnum:16-32}",
-                          "{alnum:1-70}",
-                          "k{hex:13}:{i:07}-{alnum:3}",
-                          "{bytes:1-100}",
-                          "{hex:64}x{bytes:9}{hex:1}",
-                          "{{{i}}}-{n}{n}",
-                          "a-literal-longer-than-sixteen-bytes:{i:020}/{alnum:33-40}",
-                          "{i}",
-                          "fixed"};
   SplitMix64 draw(43);
   KeyBlock block;
-  for (const char* shape : shapes) {
+  for (const char* shape : kShapes) {
     const KeyShape s = KeyShape::Compile(shape, "t");
     for (size_t count : {size_t{1}, size_t{3}, size_t{4}, size_t{7}, size_t{8}, size_t{9},
                          size_t{17}, size_t{24}, size_t{1000}}) {
