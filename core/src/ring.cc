@@ -239,8 +239,9 @@ RingPlan PlanRing(const Profile& profile, std::span<const Node> nodes, bool weig
   plan.md5x4 = profile.points_per_hash == 4 || (weighted && profile.weighted_uses_md5);
   plan.owner.resize(n);
   plan.counts.resize(n);
+  const bool later_wins = profile.tie == TieRule::kLaterWins;
   for (size_t rank = 0; rank < n; ++rank) {
-    const size_t r = profile.tie == TieRule::kLaterWins ? n - 1 - rank : rank;
+    const size_t r = later_wins ? n - 1 - rank : rank;
     const Node& node = nodes[order[r]];
     plan.owner[rank] = order[r];
     plan.counts[rank] = PointsForNode(profile, weighted, node.weight, total_weight, n);
