@@ -119,17 +119,27 @@ void RunTune(const TuneOptions& o) {
                     {"draws", r.model_draws},
                     {"seed", std::to_string(r.seed)},
                     {"threads", r.threads}};
-  nlohmann::json answer = {{"value", res.answer},
-                           {"parameter", r.algorithm == "ring"     ? "points_per_node"
-                                         : r.algorithm == "maglev" ? "table_size"
-                                                                   : "probes"},
-                           {"met", res.met},
-                           {"analytic_points", std::isfinite(res.analytic) ? nlohmann::json(res.analytic)
-                                                                          : nlohmann::json(nullptr)},
-                           {"summary", res.summary},
-                           {"current", EstimateJson(res.current)},
-                           {"cost_current", CostJson(res.cost_current)}};
+  nlohmann::json answer = {
+      {"value", res.answer},
+      {"parameter", r.algorithm == "ring"     ? "points_per_node"
+                    : r.algorithm == "maglev" ? "table_size"
+                                              : "probes"},
+      {"met", res.met},
+      {"settled", res.settled},
+      {"doubt_low", res.settled ? nlohmann::json(nullptr) : nlohmann::json(res.doubt_low)},
+      {"doubt_high", res.settled || res.doubt_high == 0 ? nlohmann::json(nullptr)
+                                                        : nlohmann::json(res.doubt_high)},
+      {"rule", "observed share >= confidence"},
+      {"analytic_points",
+       std::isfinite(res.analytic) ? nlohmann::json(res.analytic) : nlohmann::json(nullptr)},
+      {"summary", res.summary},
+      {"current", EstimateJson(res.current)},
+      {"cost_current", CostJson(res.cost_current)}};
   if (res.met && r.algorithm == "ring") answer["cost_answer"] = CostJson(res.cost_answer);
+  if (r.algorithm == "ring" && r.nodes.empty()) {
+    answer["model_answer"] = res.model_answer;
+    answer["exact_draws"] = res.exact_draws;
+  }
   if (r.algorithm != "ring") answer.erase("cost_current");
   if (!r.nodes.empty()) {
     answer["list_max_over_mean"] = res.list_max_over_mean;
@@ -150,6 +160,10 @@ void AddTuneCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "tune",
       "Find the least points per node that keep max/mean <= target with a confidence.\n"
+      "The answer is the least candidate whose exact check (real rings over drawn names)\n"
+      "shows max/mean <= target in at least a share `confidence` of the draws, its lower\n"
+      "neighbour checked and short of it; if --time-budget runs out first, the line says\n"
+      "'not settled' and gives the range of points still in doubt.\n"
       "Examples:\n"
       "  chsim tune --nodes 200 --max-over-mean 1.10\n"
       "  chsim tune --nodes 100 --algorithm ring --hasher xxh3 --max-over-mean 1.05 --json t.json\n"
@@ -174,8 +188,10 @@ void AddTuneCommand(CLI::App& app) {
   cmd->add_option("--keys", o->keys, "keys for --metric sampled (at most 10^9)")
       ->capture_default_str()
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
-  cmd->add_option("--draws", o->draws, "Monte Carlo draws per candidate")->capture_default_str();
-  cmd->add_option("--time-budget", o->budget, "seconds for the exact check")->capture_default_str();
+  cmd->add_option("--draws", o->draws, "draws per candidate: model, and at most this many exact")
+      ->capture_default_str();
+  cmd->add_option("--time-budget", o->budget, "seconds for the exact check (sizes its draws)")
+      ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (default: all cores)");
   cmd->add_option("--json", o->json, "write the result as JSON to this file");

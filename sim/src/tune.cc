@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <unordered_set>
@@ -26,7 +27,7 @@ struct Sampler {
   SplitMix64 gen;
   uint64_t Next() { return gen.Next(); }
   double Uniform() { return Unit(Next()); }  // (0,1)
-  double Normal() {  // Box & Muller (1958)
+  double Normal() {                          // Box & Muller (1958)
     double u1 = Uniform(), u2 = Uniform();
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
   }
@@ -59,7 +60,6 @@ struct Sampler {
 };
 
 volatile uint64_t g_sink;
-
 
 double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
@@ -122,7 +122,8 @@ class Tuner {
  public:
   Tuner(const TuneRequest& r, const TuneProgress& progress) : r_(r), progress_(progress) {
     if (!(r.target > 1.0) || !std::isfinite(r.target)) {
-      throw UsageError("--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+      throw UsageError("--max-over-mean must be a number > 1 (got " + std::to_string(r.target) +
+                       ")");
     }
     if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
       throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
@@ -137,11 +138,14 @@ class Tuner {
     total_weight_ = 0;
     for (uint32_t w : weights_) total_weight_ += w;
     const Profile& p = r.profile;
-    granularity_ = (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4 : 1;
+    granularity_ =
+        (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4
+                                                                                              : 1;
   }
 
   bool given_weighted() const {
-    for (uint32_t w : weights_) if (w != 1) return true;
+    for (uint32_t w : weights_)
+      if (w != 1) return true;
     return false;
   }
 
@@ -161,7 +165,8 @@ class Tuner {
     Profile p = ProfileWith(v);
     bool weighted = r_.weighted || given_weighted();
     std::vector<uint32_t> out(n_);
-    for (uint32_t i = 0; i < n_; ++i) out[i] = PointsForNode(p, weighted, weights_[i], total_weight_, n_);
+    for (uint32_t i = 0; i < n_; ++i)
+      out[i] = PointsForNode(p, weighted, weights_[i], total_weight_, n_);
     return out;
   }
 
@@ -182,7 +187,8 @@ class Tuner {
     Draws d;
     d.max_over_mean.resize(r_.model_draws);
     ParallelFor(r_.model_draws, r_.threads, [&](uint32_t i) {
-      Sampler rng{SplitMix64(Derive(Derive(r_.seed, Tag("tune-model")), i))};  // common random numbers across v
+      Sampler rng{SplitMix64(
+          Derive(Derive(r_.seed, Tag("tune-model")), i))};  // common random numbers across v
       std::vector<double> load(n_);
       double sum = 0;
       for (uint32_t k = 0; k < n_; ++k) sum += load[k] = pts[k] ? rng.Gamma(pts[k]) : 0.0;
@@ -220,13 +226,12 @@ class Tuner {
     return MaxOverExpected(load);
   }
 
-  Draws ExactDraws(uint32_t v, uint32_t count) const {
-    Draws d;
-    d.max_over_mean.resize(count);
+  // Appends draws first..first+count-1 (the same name sets for every v) to `d`.
+  void ExactDraws(uint32_t v, uint32_t first, uint32_t count, Draws& d) const {
+    d.max_over_mean.resize(first + count);
     ParallelFor(count, r_.threads, [&](uint32_t i) {
-      d.max_over_mean[i] = ExactOne(DrawNames(i), v, nullptr);
+      d.max_over_mean[first + i] = ExactOne(DrawNames(first + i), v, nullptr);
     });
-    return d;
   }
 
   TuneCost Cost(uint32_t v) const {
@@ -258,8 +263,10 @@ class Tuner {
       uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
       if (mid >= hi) mid = hi - granularity_;
       if (mid <= lo) break;
-      if (passes(mid)) hi = mid;
-      else lo = mid;
+      if (passes(mid))
+        hi = mid;
+      else
+        lo = mid;
     }
     return hi;
   }
@@ -274,30 +281,40 @@ class Tuner {
     res.analytic = AnalyticPoints(n_, r_.target, r_.confidence, keys_per_node);
     const uint32_t current = r_.profile.points_per_node;
     if (given_) return RunGiven(std::move(res), current);
+    res.model_answer = ModelSearch(res);
+    if (res.model_answer != 0) ExactSearch(res.model_answer, res);
+    res.current = Summarize(current, "model", ModelDraws(current), r_.target);
+    res.cost_current = Cost(current);
+    if (res.met) res.cost_answer = Cost(res.answer);
+    res.summary = Summary(res);
+    return res;
+  }
 
+  // Step 2 of tune.h: the least v the Gamma model passes (0 if none up to
+  // kTuneMaxPoints does), by doubling from the analytic guess, then bisection.
+  uint32_t ModelSearch(TuneResult& res) const {
     auto model = [&](uint32_t v) {
       TuneEstimate e = Summarize(v, "model", ModelDraws(v), r_.target);
       res.estimates.push_back(e);
-      Say("model v=" + std::to_string(v) + ": P(max/mean <= target) = " +
-          std::to_string(e.probability));
+      Say("model v=" + std::to_string(v) +
+          ": P(max/mean <= target) = " + std::to_string(e.probability));
       return e.probability >= r_.confidence;
     };
-    // Bracket: lo fails, hi passes.
-    uint32_t start = RoundUp(std::isfinite(res.analytic) ? res.analytic : kTuneMaxPoints);
+    // Bracket: lo fails (0: nothing below hi was tried), hi passes.
+    const uint32_t start = RoundUp(std::isfinite(res.analytic) ? res.analytic : kTuneMaxPoints);
     uint32_t lo = 0, hi = 0;
     if (model(start)) {
       hi = start;
-      lo = start;
-      while (lo > granularity_) {
-        lo = RoundUp(lo / 2.0);
-        if (lo == hi || !model(lo)) break;
-        hi = lo;
+      for (uint32_t v = RoundUp(start / 2.0); v < hi; v = RoundUp(v / 2.0)) {
+        if (!model(v)) {
+          lo = v;
+          break;
+        }
+        hi = v;
       }
-      if (lo == hi) lo = 0;
     } else {
-      lo = start;
-      while (lo < kTuneMaxPoints) {
-        uint32_t next = RoundUp(lo * 2.0);
+      for (lo = start; lo < kTuneMaxPoints;) {
+        const uint32_t next = RoundUp(lo * 2.0);
         if (model(next)) {
           hi = next;
           break;
@@ -305,34 +322,85 @@ class Tuner {
         lo = next;
       }
     }
-    res.met = hi != 0;
-    if (res.met) {
-      res.answer = Bisect(lo, hi, model);
-      // Exact check on real rings, as many draws as the budget allows.
-      auto t0 = std::chrono::steady_clock::now();
-      double one = 0;
-      ExactDraws(hi, 1);  // times one exact draw
-      one = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      for (int bump = 0; bump < 4; ++bump) {
-        double left = r_.time_budget_seconds -
-                      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        uint32_t count = static_cast<uint32_t>(
-            std::clamp(0.6 * left / std::max(one, 1e-6) * std::max(1, r_.threads), 1.0,
-                       double(r_.max_exact_draws)));
-        Say("exact check v=" + std::to_string(res.answer) + " over " + std::to_string(count) +
-            " drawn name sets");
-        TuneEstimate e = Summarize(res.answer, "exact", ExactDraws(res.answer, count), r_.target);
-        res.estimates.push_back(e);
-        if (e.ci_high >= r_.confidence || res.answer >= kTuneMaxPoints) break;
-        res.answer = RoundUp(res.answer * 1.1);  // the real hasher is worse than the model
-        one *= 1.1;
+    return hi == 0 ? 0 : Bisect(lo, hi, model);
+  }
+
+  // Step 3 of tune.h: bisection on real rings, every candidate checked over
+  // the same `draws` name sets (common random numbers), starting at the model's
+  // answer; stops when the least passing candidate is found or when the next
+  // candidate would not fit in the time budget.
+  void ExactSearch(uint32_t start, TuneResult& res) const {
+    using Clock = std::chrono::steady_clock;
+    const auto t0 = Clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
+    const int threads = std::max(1, r_.threads);
+    // The first candidate sizes the draws: batches doubling in size until
+    // about 1/kExpectedCandidates of the budget is spent or max_exact_draws reached.
+    constexpr double kExpectedCandidates = 6;
+    Draws first;
+    for (uint32_t done = 0, batch = uint32_t(threads); done < r_.max_exact_draws; batch *= 2) {
+      batch = std::min(batch, r_.max_exact_draws - done);
+      ExactDraws(start, done, batch, first);
+      done += batch;
+      if (done >= std::min<uint32_t>(r_.max_exact_draws, 200) &&
+          elapsed() * kExpectedCandidates > r_.time_budget_seconds) {
+        break;
       }
     }
-    res.current = Summarize(current, "model", ModelDraws(current), r_.target);
-    res.cost_current = Cost(current);
-    if (res.met) res.cost_answer = Cost(res.answer);
-    res.summary = Summary(res);
-    return res;
+    const uint32_t draws = static_cast<uint32_t>(first.max_over_mean.size());
+    const double ring_seconds = std::max(elapsed(), 1e-9) * threads / draws;
+    res.exact_draws = draws;
+    uint32_t lo = 0, hi = 0;  // highest failing, least passing candidate checked (0: none)
+    bool out_of_time = false;
+    int checked = 0;
+    // Checks v; nullopt when its predicted time would overrun the budget.
+    auto exact = [&](uint32_t v) -> std::optional<bool> {
+      const double predicted = ring_seconds * double(v) / start * draws / threads;
+      if (checked > 0 && elapsed() + predicted > r_.time_budget_seconds) {
+        out_of_time = true;
+        return std::nullopt;
+      }
+      Say("exact check v=" + std::to_string(v) + " over " + std::to_string(draws) +
+          " drawn name sets");
+      Draws d;
+      if (v == start)
+        d = first;
+      else
+        ExactDraws(v, 0, draws, d);
+      TuneEstimate e = Summarize(v, "exact", d, r_.target);
+      res.estimates.push_back(e);
+      ++checked;
+      const bool pass = e.probability >= r_.confidence;
+      (pass ? hi : lo) = v;
+      return pass;
+    };
+    // Bracket around the model's answer with widening steps (4%, 8%, 16%, ...).
+    double step = 0.04;
+    std::optional<bool> pass = exact(start);
+    for (uint32_t v = start; pass.has_value();) {
+      const bool down = *pass;
+      const uint32_t next = down ? RoundUp(v / (1 + step)) : RoundUp(v * (1 + step));
+      if (down ? (lo != 0 || next >= v) : (hi != 0 || next <= v)) break;
+      pass = exact(next);
+      if (pass.has_value() && *pass != down) break;
+      v = next;
+      step *= 2;
+    }
+    while (!out_of_time && hi != 0 && lo != 0 && hi - lo > granularity_) {
+      uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
+      if (mid >= hi) mid = hi - granularity_;
+      if (mid <= lo || !exact(mid).has_value()) break;
+    }
+    res.met = hi != 0;
+    res.answer = hi;
+    // Settled: the least passing candidate is known (its lower neighbour fails,
+    // or it is the least candidate there is), or nothing up to the limit passes.
+    const bool least = hi != 0 && (hi <= granularity_ || (lo != 0 && hi - lo <= granularity_));
+    res.settled = least || (hi == 0 && lo >= kTuneMaxPoints);
+    if (!res.settled) {
+      res.doubt_low = lo == 0 ? granularity_ : lo + granularity_;
+      res.doubt_high = hi;
+    }
   }
 
   TuneResult RunGiven(TuneResult res, uint32_t current) {
@@ -400,39 +468,67 @@ class Tuner {
       }
       return buf;
     }
-    if (!res.met) {
+    const TuneEstimate* at_answer = ExactEstimate(res, res.answer);
+    const TuneEstimate* below =
+        ExactEstimate(res, res.settled ? res.answer - granularity_ : res.doubt_low - granularity_);
+    if (!res.met && res.settled) {
       std::snprintf(buf, sizeof buf,
                     "n=%u, %s: no points per node up to %u keep max/mean <= %.3f with %.0f%% "
                     "confidence",
                     n_, who.c_str(), kTuneMaxPoints, r_.target, 100 * r_.confidence);
       return buf;
     }
-    const TuneEstimate* exact = nullptr;
-    const TuneEstimate* model = nullptr;
-    for (const auto& e : res.estimates) {
-      if (e.points == res.answer && e.method == "exact") exact = &e;
-      if (e.points == res.answer && e.method == "model") model = &e;
+    std::string evidence = Evidence(at_answer);
+    if (below) evidence += (evidence.empty() ? "" : "; ") + Evidence(below);
+    char tail[200];
+    std::snprintf(tail, sizeof tail, "model %u, analytic %.0f); %u points give %.3f median",
+                  res.model_answer, res.analytic, res.current.points,
+                  res.current.median_max_over_mean);
+    if (res.settled) {
+      std::snprintf(buf, sizeof buf,
+                    "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence "
+                    "(exact check on real rings, rule: observed share >= %.0f%%: %s; %s",
+                    n_, who.c_str(), res.answer, r_.target, 100 * r_.confidence,
+                    100 * r_.confidence, evidence.c_str(), tail);
+    } else if (res.met) {
+      char range[80];
+      if (res.doubt_low > granularity_) {
+        std::snprintf(range, sizeof range, "lie in %u..%u", res.doubt_low, res.doubt_high);
+      } else {
+        std::snprintf(range, sizeof range, "are at most %u (nothing smaller was checked)",
+                      res.doubt_high);
+      }
+      std::snprintf(buf, sizeof buf,
+                    "n=%u, %s: not settled within the %.3g s budget: the least points per node "
+                    "keeping max/mean <= %.2f with %.0f%% confidence %s; %u is safe (exact "
+                    "check: %s; raise --time-budget or lower --draws; %s",
+                    n_, who.c_str(), r_.time_budget_seconds, r_.target, 100 * r_.confidence, range,
+                    res.answer, evidence.c_str(), tail);
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "n=%u, %s: not settled within the %.3g s budget: more than %u points per "
+                    "node keep max/mean <= %.2f with %.0f%% confidence (exact check: %s; raise "
+                    "--time-budget; %s",
+                    n_, who.c_str(), r_.time_budget_seconds, res.doubt_low - granularity_,
+                    r_.target, 100 * r_.confidence, evidence.c_str(), tail);
     }
-    std::string evidence;
-    char part[200];
-    if (exact) {
-      std::snprintf(part, sizeof part, "observed %.1f%% [%.1f, %.1f] over %u exact rings",
-                    100 * exact->probability, 100 * exact->ci_low, 100 * exact->ci_high,
-                    exact->draws);
-      evidence += part;
-    }
-    if (model) {
-      std::snprintf(part, sizeof part, "%smodel %.1f%% [%.1f, %.1f] over %u draws",
-                    evidence.empty() ? "" : "; ", 100 * model->probability, 100 * model->ci_low,
-                    100 * model->ci_high, model->draws);
-      evidence += part;
-    }
-    std::snprintf(buf, sizeof buf,
-                  "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence "
-                  "(%s; analytic %.0f); %u points give %.3f median",
-                  n_, who.c_str(), res.answer, r_.target, 100 * r_.confidence, evidence.c_str(),
-                  res.analytic, res.current.points, res.current.median_max_over_mean);
     return buf;
+  }
+
+  static const TuneEstimate* ExactEstimate(const TuneResult& res, uint32_t points) {
+    for (const TuneEstimate& e : res.estimates) {
+      if (e.method == "exact" && e.points == points) return &e;
+    }
+    return nullptr;
+  }
+
+  // "108 points: 95.3% [94.3, 96.2] of 2000 rings"
+  static std::string Evidence(const TuneEstimate* e) {
+    if (!e) return "";
+    char part[160];
+    std::snprintf(part, sizeof part, "%u points: %.1f%% [%.1f, %.1f] of %u rings", e->points,
+                  100 * e->probability, 100 * e->ci_low, 100 * e->ci_high, e->draws);
+    return part;
   }
 
  private:
@@ -458,9 +554,10 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   }
   if (!(r.target > (r.objective == TuneObjective::kExcessChurn ? 0.0 : 1.0)) ||
       !std::isfinite(r.target)) {
-    throw UsageError(r.objective == TuneObjective::kExcessChurn
-                         ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
-                         : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+    throw UsageError(
+        r.objective == TuneObjective::kExcessChurn
+            ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
+            : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
   }
   if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
     throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
@@ -468,7 +565,8 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   const uint32_t n = r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size());
   if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
   for (const Node& node : r.nodes) {
-    if (node.weight != 1 && !maglev) throw UsageError("multi_probe has no weights; use an unweighted list");
+    if (node.weight != 1 && !maglev)
+      throw UsageError("multi_probe has no weights; use an unweighted list");
   }
   const uint32_t draws = r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1;
   auto names = [&](uint32_t draw) {
@@ -477,8 +575,10 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   auto params_for = [&](uint32_t value) {
     AlgorithmParams p;
     p.hasher = r.hasher;
-    if (maglev) p.table_size = value;
-    else p.probes = value;
+    if (maglev)
+      p.table_size = value;
+    else
+      p.probes = value;
     return p;
   };
   // One draw's figure: max/mean (exact shares for maglev, r.keys sampled
@@ -543,8 +643,8 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   // max/mean ~ 1 + n/M; multi_probe's peak-to-mean falls roughly as 1 + 1/k
   // (Appleton & O'Reilly 2015 report 1.05 at k = 21); churn starts at 10 n.
   double guess = r.objective == TuneObjective::kExcessChurn ? 10.0 * n
-                 : maglev                                    ? n / (r.target - 1.0)
-                                                             : 1.0 / (r.target - 1.0);
+                 : maglev                                   ? n / (r.target - 1.0)
+                                                            : 1.0 / (r.target - 1.0);
   res.analytic = guess;
   uint32_t start = maglev ? next_prime(uint64_t(std::min<double>(guess, limit)))
                           : std::clamp<uint32_t>(uint32_t(std::ceil(guess)), 1, limit);
@@ -578,8 +678,10 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
       uint64_t mid = (uint64_t(lo) + hi) / 2;
       uint32_t cand = maglev ? next_prime(mid) : static_cast<uint32_t>(mid);
       if (cand <= lo || cand >= hi) break;
-      if (evaluate(cand)) hi = cand;
-      else lo = cand;
+      if (evaluate(cand))
+        hi = cand;
+      else
+        lo = cand;
     }
     res.answer = hi;
   }
@@ -593,13 +695,15 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
   }
   char buf[512];
   const char* what = maglev ? "table size" : "probes";
-  std::string goal = r.objective == TuneObjective::kExcessChurn ? "excess churn <= " : "max/mean <= ";
+  std::string goal =
+      r.objective == TuneObjective::kExcessChurn ? "excess churn <= " : "max/mean <= ";
   if (!res.met) {
     std::snprintf(buf, sizeof buf, "n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence",
                   n, r.algorithm.c_str(), what, limit, goal.c_str(), r.target, 100 * r.confidence);
   } else {
     const TuneEstimate* at = nullptr;
-    for (const TuneEstimate& e : res.estimates) if (e.points == res.answer) at = &e;
+    for (const TuneEstimate& e : res.estimates)
+      if (e.points == res.answer) at = &e;
     std::snprintf(buf, sizeof buf,
                   "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, "
                   "%.1f] over %u draws); %s %u gives %.4g median",
