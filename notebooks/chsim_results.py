@@ -7,7 +7,8 @@ as ``params`` become dotted columns, e.g. ``params.hasher``):
 =================  ==========================  ============================================
 file kind          written by                  tables
 =================  ==========================  ============================================
-``chsim-results``  ``chsim run`` / ``merge``   cases, rows, summary, nodes, transitions
+``chsim-results``  ``chsim run`` / ``merge``   cases, rows, summary, nodes, transitions,
+                                               algorithms (the file's catalog, when present)
 ``tune``           ``chsim tune --json``       request (1 row), answer (1 row), estimates
 ``chsim-peers``    ``bench/peers/run``         rows, comparisons, agreement, targets
 =================  ==========================  ============================================
@@ -19,8 +20,13 @@ a newer chsim wrote the file and this module must learn the new format first (th
 meanings are in results/README.md).
 
 ``load_all(spec, kind)`` accepts a file, a directory (every ``*.json`` in it, recursively,
-of the wanted kind; files of other kinds are skipped), a glob, or several of those joined by
-``,`` or ``:``; it concatenates the tables and adds a ``source`` column.
+of the wanted kind; files of other kinds are skipped), a glob, several of those joined by
+``,`` or ``:``, or a list (or a JSON list in an environment variable); it concatenates the
+tables and adds ``source`` (the file's name) and ``run`` (the scenario's name; the file's
+name too when two different runs share a scenario name). Files of one run (same resolved
+scenario and seed: shards, or shards beside their merge) are joined case by case: a case
+present in several of them is taken once, from the file holding the most cases; the
+``inputs`` table says which file gave what.
 
 Paths: the notebooks find their inputs through environment variables (``input_spec``),
 defaulting under ``results/`` of this checkout, and write figures to ``figure_dir()``
@@ -35,6 +41,7 @@ closed forms chsim also writes as ``theory.*`` rows.
 from __future__ import annotations
 
 import glob as _glob
+import hashlib
 import json
 import math
 import os
@@ -117,8 +124,12 @@ def parse(doc: dict, path: str = "<memory>") -> ResultFile:
                 raise UnsupportedResultFile(f"{path}: /{name}: missing or not an array; "
                                             "accepted: a chsim-results file (results/README.md)")
             t[name] = _table(doc[name])
+            if t[name].empty:  # e.g. per_node "none": the usual columns, no rows
+                t[name] = pd.DataFrame(columns=TABLE_COLUMNS[name])
         scen = doc.get("scenario", {})
         t["cases"]["scenario"] = scen.get("name", "")
+        _add_workload_fields(t["cases"], scen)
+        t["algorithms"] = algorithm_catalog(doc.get("algorithms"))
         for name in ("rows", "summary"):
             if len(t[name]):
                 t[name]["scenario"] = scen.get("name", "")
@@ -153,9 +164,30 @@ def parse(doc: dict, path: str = "<memory>") -> ResultFile:
     return rf
 
 
+_CACHE: dict = {}
+
+
 def load(path) -> ResultFile:
-    """Reads one result file of any supported kind."""
+    """Reads one result file of any supported kind. A file read before in this process and
+    unchanged since (same size and modification time) is not parsed again: notebooks run one
+    after another in one kernel share the work. Treat the tables as read-only."""
     path = str(path)
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    if key in _CACHE:
+        return _CACHE[key]
+    rf = _load(path)
+    if key is not None:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        _CACHE[key] = rf
+    return rf
+
+
+def _load(path: str) -> ResultFile:
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -167,9 +199,19 @@ def load(path) -> ResultFile:
     return parse(doc, path)
 
 
-def _expand(spec: str) -> list[str]:
+def _parts(spec) -> list[str]:
+    """The paths of a spec: a list, a JSON list, or text joined by ',' or ':'."""
+    if isinstance(spec, (list, tuple)):
+        return [str(p) for p in spec]
+    text = str(spec).strip()
+    if text.startswith("["):
+        return [str(p) for p in json.loads(text)]
+    return [p for chunk in text.split(",") for p in chunk.split(":")]
+
+
+def _expand(spec) -> list[str]:
     out = []
-    for part in [p for chunk in str(spec).split(",") for p in chunk.split(":")]:
+    for part in _parts(spec):
         part = part.strip()
         if not part:
             continue
@@ -184,7 +226,9 @@ def _expand(spec: str) -> list[str]:
 
 
 def load_all(spec, kind: str = "chsim-results") -> dict:
-    """Loads every file of `kind` named by `spec`; returns {table: concatenated DataFrame}.
+    """Loads every file of `kind` named by `spec`; returns {table: concatenated DataFrame},
+    plus ``files`` (the ResultFiles used) and ``inputs`` (one row per file: what it holds
+    and what was taken from it).
 
     A file named explicitly must be of `kind`; files found by directory or glob that are of
     another kind (or are not chsim files at all) are skipped. Raises FileNotFoundError when
@@ -192,11 +236,11 @@ def load_all(spec, kind: str = "chsim-results") -> dict:
     """
     files = []
     explicit = set()
-    for part in str(spec).replace(":", ",").split(","):
+    for part in _parts(spec):
         part = part.strip()
         if part and not os.path.isdir(part) and not any(ch in part for ch in "*?["):
             explicit.add(part)
-    for p in _expand(spec):
+    for p in dict.fromkeys(_expand(spec)):  # each file once
         if p in explicit:
             rf = load(p)
             if rf.kind != kind:
@@ -213,16 +257,221 @@ def load_all(spec, kind: str = "chsim-results") -> dict:
                 continue
         files.append(rf)
     if not files:
-        raise FileNotFoundError(f"no {kind} file in '{spec}'")
+        where = f"in '{spec}'" if _parts(spec) else "among the inputs"
+        raise FileNotFoundError(f"no {kind} file {where}")
+    keep, notes = _dedupe_runs(files) if kind == "chsim-results" else ({}, {})
+    runs = _run_names(files) if kind == "chsim-results" else {}
     tables = {}
     for rf in files:
+        drop = keep.get(rf.path)
         for name, df in rf.tables.items():
             df = df.copy()
+            if drop is not None and "case_id" in df and name != "algorithms":
+                df = df[~df["case_id"].isin(drop)]
             df["source"] = os.path.basename(rf.path)
+            if runs:
+                df["run"] = runs[rf.path]
             tables.setdefault(name, []).append(df)
     out = {name: pd.concat(dfs, ignore_index=True) for name, dfs in tables.items()}
+    if "algorithms" in out and len(out["algorithms"]):
+        out["algorithms"] = (out["algorithms"].drop(columns=["source", "run"], errors="ignore")
+                             .drop_duplicates("name").reset_index(drop=True))
     out["files"] = files
+    out["inputs"] = pd.DataFrame([input_row(rf, runs.get(rf.path), notes.get(rf.path, "all"))
+                                  for rf in files])
     return out
+
+
+def run_key(rf: ResultFile) -> str:
+    """Identity of the run a result file belongs to: its resolved scenario and seed (shards
+    and their merge share it)."""
+    scen = json.dumps(rf.doc.get("scenario", {}), sort_keys=True)
+    seed = str(rf.provenance.get("seed", ""))
+    return hashlib.sha1((scen + "\0" + seed).encode()).hexdigest()[:12]
+
+
+def _dedupe_runs(files):
+    """{path: case ids to drop} and {path: note} so each case of a run is taken once, from
+    the file of that run holding the most cases."""
+    order = sorted(files, key=lambda rf: -len(rf.doc.get("cases", [])))
+    seen, first, drop, notes = {}, {}, {}, {}
+    for rf in order:
+        key = run_key(rf)
+        ids = [c.get("case_id") for c in rf.doc.get("cases", [])]
+        have = seen.setdefault(key, set())
+        dup = [i for i in ids if i in have]
+        if dup:
+            drop[rf.path] = set(dup)
+            owner = os.path.basename(first[key])
+            notes[rf.path] = (f"none: every case is also in {owner}" if len(dup) == len(ids)
+                              else f"{len(ids) - len(dup)} of {len(ids)} cases (the rest are "
+                                   f"in {owner})")
+        have.update(ids)
+        first.setdefault(key, rf.path)
+    return drop, notes
+
+
+def _run_names(files):
+    """{path: run name}: the scenario name, with the file name when two runs share it."""
+    by_name = {}
+    for rf in files:
+        by_name.setdefault(rf.doc.get("scenario", {}).get("name", "?"), set()).add(run_key(rf))
+    out = {}
+    for rf in files:
+        name = rf.doc.get("scenario", {}).get("name", "?")
+        out[rf.path] = name if len(by_name[name]) == 1 else \
+            f"{name} ({os.path.splitext(os.path.basename(rf.path))[0]})"
+    return out
+
+
+def input_row(rf: ResultFile, run=None, used="all") -> dict:
+    """One line of a report's input list: the file, what it holds and where it came from."""
+    p, doc = rf.provenance, rf.doc
+    row = {"file": rf.path, "kind": rf.kind, "used": used}
+    if rf.kind == "chsim-results":
+        scen, shard = doc.get("scenario", {}), doc.get("shard", {}) or {}
+        cases = doc.get("cases", [])
+        merged = p.get("merged_from") or []
+        row.update({
+            "run": run or scen.get("name"),
+            "shard": (f"merged from {len(merged)}" if merged else
+                      f"{shard.get('index', 0)}/{shard.get('count', 1)}"),
+            "cases": len(cases),
+            "algorithms": ", ".join(dict.fromkeys(c.get("algorithm", "?") for c in cases)),
+            "n": ", ".join(str(n) for n in sorted({c.get("n") for c in cases
+                                                    if c.get("n") is not None})),
+            "trials": scen.get("trials"),
+            "events": len(scen.get("events", []) or []),
+            "metrics": ", ".join(scen.get("metrics", []) or []),
+            "workload": (scen.get("workload") or {}).get("type"),
+        })
+    elif rf.kind == "tune":
+        req, ans = doc.get("request", {}), doc.get("answer", {})
+        row.update({"run": "chsim tune", "cases": 1,
+                    "algorithms": req.get("algorithm") or req.get("profile"),
+                    "n": str(req.get("nodes") or req.get("servers") or ""),
+                    "metrics": f"{req.get('objective', 'max_over_mean')} <= {req.get('max_over_mean')}"
+                               f" @ {req.get('confidence')}",
+                    "events": None, "trials": req.get("draws"), "workload": None,
+                    "shard": None})
+        p = {"tool_version": None}
+        row["settled"] = ans.get("settled")
+    else:
+        row.update({"run": "bench/peers/run", "cases": len(doc.get("rows", [])),
+                    "algorithms": ", ".join(dict.fromkeys(r.get("peer", "?")
+                                                          for r in doc.get("rows", []))),
+                    "n": ", ".join(str(n) for n in sorted({r.get("servers") for r in
+                                                           doc.get("rows", [])
+                                                           if r.get("servers") is not None})),
+                    "shard": None, "trials": None, "events": None, "metrics": None,
+                    "workload": None})
+        m = doc.get("machine", {})
+        p = {"cpu": m.get("cpu"), "started_utc": doc.get("started"), "threads": m.get("nproc"),
+             "command": doc.get("command")}
+    row.update({
+        "chsim": p.get("tool_version"),
+        "git": (str(p.get("git_sha") or "")[:12] + (" (dirty)" if p.get("git_dirty") else ""))
+               or None,
+        "cpu": p.get("cpu"), "threads": p.get("threads"),
+        "started (UTC)": p.get("started_utc"),
+        "wall (s)": round(p["wall_seconds"], 1) if isinstance(p.get("wall_seconds"), (int, float))
+                    else None,
+        "command": " ".join(p["command"]) if isinstance(p.get("command"), list)
+                   else p.get("command"),
+    })
+    return row
+
+
+def _add_workload_fields(cases: pd.DataFrame, scen: dict):
+    """Gives each case its workload's keys, requests and exponent (the swept value when the
+    scenario sweeps it, else the scenario's), as workload.* columns."""
+    wl = scen.get("workload") or {}
+    if cases.empty:
+        return
+    for k in ("keys", "requests", "exponent"):
+        col, axis = f"workload.{k}", f"axes.workload.{k}"
+        v = wl.get(k)
+        base = v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+        if axis in cases:
+            cases[col] = cases[axis].where(cases[axis].notna(), base)
+        elif base is not None:
+            cases[col] = base
+
+
+# --- the algorithms catalog ---------------------------------------------------------------
+
+CATALOG_COLUMNS = ["name", "summary", "paper", "year", "removals", "capabilities", "parameters"]
+
+
+def algorithm_catalog(block) -> pd.DataFrame:
+    """The result file's ``algorithms`` block as a table (one row per algorithm): name,
+    summary, paper, year, removals (which nodes can be removed, from the capabilities),
+    capabilities (the true ones, comma-separated) and parameters (names with defaults).
+
+    Accepted shapes: a list of objects with ``name`` (or ``algorithm``), or an object keyed
+    by name. ``capabilities``: an object of booleans (``arbitrary_removal``, ``incremental``,
+    ``weights``, ...) or a list of names; a string field named like ``removal(s)`` is taken
+    as written. ``parameters`` (or ``params``): a list of objects with ``name`` (and
+    ``default``) or an object name -> default/spec. Anything else is ignored: an empty
+    table when the block is absent (files from before the catalog)."""
+    if isinstance(block, dict):
+        block = [dict(v, name=k) if isinstance(v, dict) else {"name": k} for k, v in block.items()]
+    if not isinstance(block, list):
+        return pd.DataFrame(columns=CATALOG_COLUMNS)
+    rows = []
+    for a in block:
+        if not isinstance(a, dict):
+            continue
+        name = a.get("name", a.get("algorithm"))
+        if not name:
+            continue
+        caps = a.get("capabilities", {})
+        rows.append({"name": str(name), "summary": a.get("summary"), "paper": a.get("paper"),
+                     "year": a.get("year") if a.get("year") not in (0, "") else None,
+                     "removals": removals_text(caps),
+                     "capabilities": _capability_text(caps),
+                     "parameters": _parameter_text(a.get("parameters", a.get("params")))})
+    return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
+
+
+def removals_text(caps) -> str | None:
+    """Which nodes an algorithm can remove, in words, from its capabilities."""
+    if isinstance(caps, dict):
+        for k, v in caps.items():
+            if "remov" in k and isinstance(v, str):
+                return v
+        if "arbitrary_removal" in caps:
+            text = "any node" if caps["arbitrary_removal"] else "last added only"
+            if caps.get("incremental") is False:
+                text += " (rebuilds)"
+            return text
+        return None
+    if isinstance(caps, list):
+        hits = [str(c).replace("_", " ") for c in caps if "remov" in str(c)]
+        return ", ".join(hits) or None
+    return None
+
+
+def _capability_text(caps) -> str | None:
+    if isinstance(caps, dict):
+        return ", ".join(k.replace("_", " ") for k, v in caps.items() if v is True) or None
+    if isinstance(caps, list):
+        return ", ".join(str(c) for c in caps) or None
+    return None
+
+
+def _parameter_text(params) -> str | None:
+    items = []
+    if isinstance(params, dict):
+        params = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "default": v}
+                  for k, v in params.items()]
+    for p in params or []:
+        if isinstance(p, dict) and p.get("name"):
+            d = p.get("default")
+            items.append(f"{p['name']}={d}" if d not in (None, "") else str(p["name"]))
+        elif isinstance(p, str):
+            items.append(p)
+    return ", ".join(items) or None
 
 
 # --- paths -------------------------------------------------------------------------------
@@ -232,8 +481,8 @@ def results_dir() -> Path:
 
 
 def input_spec(var: str, default: str | None = None) -> str:
-    """The input named by environment variable `var`, else `default` under results_dir()
-    (or results_dir() itself)."""
+    """The input named by environment variable `var` (a path, a comma list, or a JSON list of
+    paths), else `default` under results_dir() (or results_dir() itself)."""
     v = os.environ.get(var)
     if v:
         return v
@@ -247,31 +496,104 @@ def figure_dir() -> Path:
 
 
 def save(fig, name: str) -> Path:
-    """Saves `fig` as figure_dir()/name.png (150 dpi, no timestamp metadata)."""
+    """Saves `fig` as figure_dir()/name.png (150 dpi, or CHSIM_FIGURE_DPI; no timestamp
+    metadata)."""
     p = figure_dir() / f"{name}.png"
-    fig.savefig(p, dpi=150, bbox_inches="tight", metadata={"Software": None})
+    try:
+        dpi = int(os.environ.get("CHSIM_FIGURE_DPI", "150"))
+    except ValueError:
+        dpi = 150
+    fig.savefig(p, dpi=dpi, bbox_inches="tight", metadata={"Software": None})
     return p
 
 
 # --- table helpers -----------------------------------------------------------------------
 
-def case_label(df: pd.DataFrame) -> pd.Series:
-    """A short name per row: algorithm plus its distinguishing parameters."""
-    def one(r):
-        a = r.get("algorithm", "?")
-        parts = []
-        for k in ("params.profile", "params.hasher", "params.points_per_node", "params.table_size",
-                  "params.probes", "params.balance_factor"):
-            v = r.get(k)
-            if v is None or (isinstance(v, float) and math.isnan(v)):
+_SHORT = {"points_per_node": "v", "table_size": "M", "balance_factor": "c"}
+_BARE = ("hasher", "profile")
+
+
+def label_from_case_id(case_id: str, drop=()) -> str:
+    """A short name for a case: its algorithm with the parameters the scenario gave (the
+    case id before ``/n=``), hashers and profiles bare, points per node as v, table size as M,
+    balance factor as c; parameters named in `drop` left out.
+    ``ring(hasher=md5,points_per_node=40)/n=20`` -> ``ring(md5, v=40)``."""
+    head = str(case_id).split("/n=")[0]
+    alg, _, rest = head.partition("(")
+    parts = []
+    if rest.endswith(")"):
+        for kv in rest[:-1].split(","):
+            k, _, v = kv.partition("=")
+            if not k or k in drop:
                 continue
-            short = k.split(".", 1)[1].replace("points_per_node", "v").replace("table_size", "M")
-            if short in ("profile", "hasher"):
-                parts.append(str(v))
-            else:
-                parts.append(f"{short}={int(v) if float(v).is_integer() else v}")
-        return f"{a}({', '.join(parts)})" if parts else a
-    return df.apply(one, axis=1)
+            parts.append(v if k in _BARE else f"{_SHORT.get(k, k)}={v}")
+    return f"{alg}({', '.join(parts)})" if parts else alg
+
+
+def case_label(df: pd.DataFrame, drop=()) -> pd.Series:
+    """A short name per row (label_from_case_id), stable across node counts and files."""
+    if "case_id" in df:
+        return df["case_id"].map(lambda c: label_from_case_id(c, drop))
+    return df.get("algorithm", pd.Series("?", index=df.index)).astype(str)
+
+
+def column(df: pd.DataFrame, name: str, default=float("nan")) -> pd.Series:
+    """df[name], or a column of `default` when the inputs never wrote it."""
+    return df[name] if name in df else pd.Series(default, index=df.index, dtype=object
+                                                 if not isinstance(default, float) else float)
+
+
+def best_per_key(df: pd.DataFrame, keys) -> pd.DataFrame:
+    """One row per key: the one with the most trials (several files may repeat a case)."""
+    if df.empty:
+        return df
+    return df.sort_values("trials", ascending=False, kind="stable").drop_duplicates(keys) \
+             .sort_values(keys)
+
+
+def ring_points(summary: pd.DataFrame) -> pd.Series:
+    """Points per node v of every equal-weight ring-like case (rows with theory.cv, which
+    chsim writes for unweighted rings and Ketama profiles at step 0): the parameter when
+    given, else 1 / theory.cv^2. Indexed by (run, case_id)."""
+    th = summary[(summary["metric"] == "theory.cv") & (summary["step"] == 0)]
+    if th.empty:
+        return pd.Series(dtype=float)
+    v = column(th, "params.points_per_node").astype(float)
+    v = v.where(v.notna(), (1.0 / th["mean"].astype(float) ** 2).round(1))
+    return pd.Series(v.values, index=pd.MultiIndex.from_frame(th[["run", "case_id"]])) \
+             .groupby(level=[0, 1]).first()
+
+
+TABLE_COLUMNS = {
+    "cases": ["case_id", "case_index", "algorithm", "n", "status", "message", "steps"],
+    "rows": ["case_id", "case_index", "algorithm", "n", "trial", "step", "event", "metric",
+             "value", "unit", "deterministic"],
+    "summary": ["case_id", "case_index", "algorithm", "n", "step", "event", "metric", "trials",
+                "mean", "stddev", "ci95_low", "ci95_high", "unit", "deterministic"],
+    "nodes": ["case_id", "case_index", "trial", "step", "node", "label", "weight", "load",
+              "expected", "ratio", "share", "moved_in", "moved_out", "algorithm", "n"],
+    "transitions": ["case_id", "case_index", "trial", "step", "from", "to", "units"],
+    "algorithms": CATALOG_COLUMNS,
+}
+
+
+def empty_results() -> dict:
+    """load_all's answer for inputs without chsim result files: every table empty, with
+    its usual columns, so filters run and figures say what is missing."""
+    out = {k: pd.DataFrame(columns=cols + ["source", "run"]) for k, cols in TABLE_COLUMNS.items()}
+    out["files"] = []
+    out["inputs"] = pd.DataFrame()
+    return out
+
+
+def load_results(spec) -> dict:
+    """load_all(spec) for chsim-results, or empty_results() (with a printed line) when the
+    inputs hold none."""
+    try:
+        return load_all(spec)
+    except FileNotFoundError as e:
+        print(f"{e}: every figure below says what it needs")
+        return empty_results()
 
 
 def natural_key(text: str):
@@ -367,8 +689,34 @@ def color(name: str) -> str:
     return _FIXED[name]
 
 
+def reset_colors():
+    """Forgets the colours handed out (a new report starts afresh)."""
+    _FIXED.clear()
+    _USED_BASES.clear()
+
+
+def _plain_log_ticks():
+    """Log and symlog axes label their ticks as plain text ("100", "1e+04") instead of
+    matplotlib's default mathtext ("10^2"), whose parsing was most of the time spent
+    drawing a figure."""
+    from matplotlib import scale, ticker
+    for cls in (scale.LogScale, scale.SymmetricalLogScale):
+        if getattr(cls, "_chsim_plain", False):
+            continue
+        orig = cls.set_default_locators_and_formatters
+
+        def plain(self, axis, _orig=orig):
+            _orig(self, axis)
+            axis.set_major_formatter(ticker.LogFormatter(self.base))
+            axis.set_minor_formatter(ticker.LogFormatter(
+                self.base, labelOnlyBase=getattr(self, "subs", None) is not None))
+        cls.set_default_locators_and_formatters = plain
+        cls._chsim_plain = True
+
+
 def style():
     """Matplotlib defaults for every chsim figure."""
+    _plain_log_ticks()
     import matplotlib as mpl
     mpl.rcParams.update({
         "figure.figsize": (8, 5), "figure.dpi": 100, "axes.grid": True, "grid.alpha": 0.3,
@@ -398,18 +746,60 @@ def footer(fig, text: str, y: float = -0.01):
         fig.text(0.01, y, text, fontsize=7, color="grey", ha="left", va="top")
 
 
-def legend_below(fig, axes, ncol: int = 4, y: float = -0.02):
-    """One legend for all panels, below them (entries of every panel, each label once)."""
+def legend_below(fig, axes, ncol: int | None = None, y: float = -0.02):
+    """One legend for all panels, below them (entries of every panel, each label once).
+    Columns fit the figure width and the longest label unless `ncol` is given; the font
+    shrinks when there are many entries. Returns where a footer fits under it."""
     handles, labels = [], []
     for ax in axes:
         for h, l in zip(*ax.get_legend_handles_labels()):
-            if l not in labels:
+            if l not in labels and not l.startswith("_"):
                 handles.append(h)
                 labels.append(l)
+    if not labels:
+        return y
+    size = 8 if len(labels) <= 24 else 7 if len(labels) <= 48 else 6
+    if ncol is None:
+        width_in = fig.get_size_inches()[0]
+        longest = max(len(l) for l in labels)
+        ncol = max(1, min(len(labels), int(width_in * 72 / (size * 0.6 * longest + 30))))
     rows = -(-len(labels) // ncol)
     fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, y), ncol=ncol,
-               frameon=False)
-    return y - 0.045 * rows - 0.02  # where a footer fits under the legend
+               frameon=False, fontsize=size)
+    height_in = fig.get_size_inches()[1]
+    return y - rows * (size * 1.45 / 72) / height_in - 0.02
+
+
+def panel_grid(k: int, width: float = 4.6, height: float = 4.0, max_cols: int = 4,
+               **kw):
+    """`k` panels (at least 1) wrapped into rows of at most `max_cols`; returns the figure
+    and the k axes in reading order (unused cells are hidden)."""
+    import matplotlib.pyplot as plt
+    k = max(1, int(k))
+    cols = min(k, max_cols)
+    rows = -(-k // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False,
+                             **kw)
+    flat = list(axes.flat)
+    for ax in flat[k:]:
+        ax.set_visible(False)
+    return fig, flat[:k]
+
+
+def spans_decades(values, decades: float = 1.5) -> bool:
+    """True when the positive finite `values` span more than `decades` powers of ten (a
+    log scale then reads better)."""
+    v = [float(x) for x in values if x is not None and math.isfinite(float(x)) and float(x) > 0]
+    return len(v) >= 2 and math.log10(max(v) / min(v)) > decades
+
+
+def pick_spread(values, k: int) -> list:
+    """At most `k` of the sorted distinct `values`, spread evenly (first and last kept)."""
+    vals = sorted(set(values))
+    if len(vals) <= k:
+        return vals
+    idx = sorted({round(i * (len(vals) - 1) / (k - 1)) for i in range(k)})
+    return [vals[i] for i in idx]
 
 
 def describe(rf_or_tables) -> str:
