@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Unit tests of notebooks/chsim_results.py: format versions, kinds, tables, theory."""
+"""Unit tests of notebooks/chsim_results.py (format versions, kinds, tables, runs and shards,
+the algorithms catalog, labels, theory), notebooks/chsim_figures.py (figure outcomes and the
+values a figure draws) and notebooks/chsim_report.py (the headline table)."""
 import json
 import math
 import os
@@ -123,6 +125,159 @@ class Theory(unittest.TestCase):
         v = cr.points_for_target(200, 1.10, 0.95)
         self.assertAlmostEqual(cr.max_ratio_quantile(200, v, 0.95), 1.10, places=6)
         self.assertEqual(cr.points_for_target(10, 1.0 + 1e-9, 0.95), float("inf"))
+
+
+def sharded(doc, index, count, cases):
+    """`doc` as shard index/count holding only `cases` (case indexes)."""
+    d = json.loads(json.dumps(doc))
+    d["shard"] = {"index": index, "count": count}
+    for t in ("cases", "rows", "summary", "nodes", "transitions"):
+        d[t] = [r for r in d[t] if r["case_index"] in cases]
+    return d
+
+
+def two_case_doc():
+    d = results_doc()
+    c2 = json.loads(json.dumps(d["cases"][0]))
+    c2.update(case_id="jump/n=3", case_index=1, algorithm="jump", params={})
+    d["cases"].append(c2)
+    for t in ("rows", "summary"):
+        r = json.loads(json.dumps(d[t][0]))
+        r.update(case_id="jump/n=3", case_index=1, algorithm="jump", params={})
+        d[t].append(r)
+    return d
+
+
+class RunsAndShards(unittest.TestCase):
+    def test_shards_beside_their_merge_give_each_case_once(self):
+        whole = two_case_doc()
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "p0.json"), sharded(whole, 0, 2, {0}))
+            write(os.path.join(d, "p1.json"), sharded(whole, 1, 2, {1}))
+            write(os.path.join(d, "merged.json"), whole)
+            t = cr.load_all(d)
+            self.assertEqual(sorted(t["rows"]["case_id"]), sorted(r["case_id"] for r in whole["rows"]))
+            used = dict(zip(t["inputs"]["file"].map(os.path.basename), t["inputs"]["used"]))
+            self.assertEqual(used["merged.json"], "all")
+            self.assertTrue(used["p0.json"].startswith("none"))
+            # The shards alone join into the whole run.
+            t = cr.load_all([os.path.join(d, "p0.json"), os.path.join(d, "p1.json")])
+            self.assertEqual(len(t["summary"]), len(whole["summary"]))
+            self.assertEqual(set(t["rows"]["run"]), {"t"})
+
+    def test_two_runs_of_one_name_are_told_apart(self):
+        a, b = results_doc(), results_doc()
+        b["provenance"]["seed"] = "9"
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "a.json"), a)
+            write(os.path.join(d, "b.json"), b)
+            t = cr.load_all(d)
+            self.assertEqual(sorted(set(t["rows"]["run"])), ["t (a)", "t (b)"])
+            self.assertEqual(len(t["rows"]), 2)
+
+    def test_empty_tables_keep_their_columns(self):
+        d = results_doc()
+        d["nodes"] = []
+        rf = cr.parse(d, "r.json")
+        self.assertIn("step", rf.nodes.columns)
+        self.assertEqual(len(rf.nodes), 0)
+        e = cr.empty_results()
+        self.assertIn("metric", e["summary"].columns)
+
+
+class Catalog(unittest.TestCase):
+    def test_list_and_object_forms(self):
+        t = cr.algorithm_catalog([
+            {"name": "jump", "year": 2014, "paper": "Lamping & Veach",
+             "capabilities": {"arbitrary_removal": False, "incremental": True},
+             "parameters": []},
+            {"name": "ring", "year": 1997, "capabilities": {"arbitrary_removal": True,
+                                                             "incremental": False, "weights": True},
+             "parameters": [{"name": "points_per_node", "default": 160}]}])
+        self.assertEqual(list(t["removals"]), ["last added only", "any node (rebuilds)"])
+        self.assertEqual(t.loc[1, "parameters"], "points_per_node=160")
+        self.assertIn("weights", t.loc[1, "capabilities"])
+        t = cr.algorithm_catalog({"anchor": {"year": 2020, "capabilities": ["arbitrary_removal"]},
+                                  "modulo": {"year": 0, "capabilities": {"removals": "any"}}})
+        self.assertEqual(list(t["name"]), ["anchor", "modulo"])
+        self.assertEqual(t.loc[0, "removals"], "arbitrary removal")
+        self.assertEqual(t.loc[1, "removals"], "any")
+        self.assertTrue(t["year"].isna()[1])  # year 0: none
+        self.assertTrue(cr.algorithm_catalog(None).empty)
+
+    def test_labels_come_from_the_case_id(self):
+        self.assertEqual(cr.label_from_case_id("ring(hasher=md5,points_per_node=40)/n=20"),
+                         "ring(md5, v=40)")
+        self.assertEqual(cr.label_from_case_id("maglev(table_size=auto)/n=7/workload.keys=5"),
+                         "maglev(M=auto)")
+        self.assertEqual(cr.label_from_case_id("ring(hasher=md5,points_per_node=40)/n=20",
+                                               drop=("points_per_node",)), "ring(md5)")
+        self.assertEqual(cr.label_from_case_id("jump/n=1"), "jump")
+
+
+class Figures(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.environ["CHSIM_FIGURES_DIR"] = self.dir
+        os.environ["MPLBACKEND"] = "Agg"
+
+    def test_outcomes_and_drawn_values(self):
+        import chsim_figures as cf
+        import matplotlib.pyplot as plt
+        import numpy as np
+        book = cf.Book("t")
+        with book.figure("t_drawn", "drawn", needs="x") as f:
+            fig, (a1, a2) = plt.subplots(1, 2)
+            a1.plot([1, 2], [3, 4], label="line")
+            a1.errorbar([1, 2], [5, 6], yerr=[[1, 1], [2, 2]], fmt="o", label="eb")
+            a1.fill_between([1, 2, 3], [0, 0, 0], [1, 2, 3], label="band")
+            a2.barh([0, 1], [7, 8], label="bars")
+            a2.imshow(np.array([[1.0, np.nan], [3.0, 4.0]]))
+            a2.set_title("right")
+            f.save(fig, data={"k": [1, 2]})
+        with book.figure("t_skip", "skip", needs="ring cases") as f:
+            f.require(False, "these inputs have none")
+        with book.figure("t_err", "err", needs="x") as f:
+            raise KeyError("boom")
+        status = {e["name"]: (e["status"], e["reason"]) for e in book.entries}
+        self.assertEqual(status["t_drawn"][0], "drawn")
+        self.assertEqual(status["t_skip"], ("skipped", "needs ring cases; these inputs have none"))
+        self.assertEqual(status["t_err"][0], "error")
+        with self.assertRaisesRegex(RuntimeError, "t_err"):
+            book.finish()
+        self.assertEqual(len(cf.read_index(self.dir)), 3)
+        side = cf.load_sidecar(self.dir, "t_drawn")
+        left, right = side["axes"]
+        self.assertEqual(cf.series(left, "line")["y"], [3.0, 4.0])
+        eb = cf.series(left, "eb")
+        self.assertEqual((eb["low"], eb["high"]), ([4.0, 5.0], [7.0, 8.0]))
+        band = cf.series(left, "band")
+        self.assertEqual((band["x"], band["low"], band["high"]), ([1.0, 2.0, 3.0], [0.0] * 3, [1.0, 2.0, 3.0]))
+        self.assertEqual(cf.series(right, "bars")["width"], [7.0, 8.0])
+        self.assertEqual(right["images"][0]["array"], [[1.0, None], [3.0, 4.0]])
+        self.assertEqual(side["data"], {"k": [1, 2]})
+
+
+class Headline(unittest.TestCase):
+    def test_columns_without_data_say_what_would_supply_them(self):
+        import chsim_report as rp
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "a.json"), two_case_doc())
+            t = cr.load_all(d)
+        table, notes, meta = rp.headline_table(t)
+        self.assertEqual(list(table["algorithm"]), ["ring(md5, v=10)", "jump"])
+        self.assertTrue((table["ns per resize"] == "n/a").all())
+        self.assertTrue(any(n.startswith("ns per resize: needs resize-time metrics") for n in notes))
+        self.assertTrue(any(n.startswith("year: from the `algorithms` block") for n in notes))
+        self.assertEqual(meta["n_ref"], 3)
+
+    def test_resize_metric_names(self):
+        import chsim_report as rp
+        self.assertEqual(rp.resize_metrics(["throughput.ns_per_add", "throughput.ns_per_remove",
+                                            "throughput.resize_ms", "throughput.ns_per_lookup",
+                                            "throughput.ns_per_lookup_removed_10pct",
+                                            "remap.add"]),
+                         ["throughput.ns_per_add", "throughput.ns_per_remove", "throughput.resize_ms"])
 
 
 if __name__ == "__main__":

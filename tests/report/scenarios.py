@@ -1,0 +1,229 @@
+"""Seeded random scenarios for the report test: valid by scenarios/schema.json, small enough
+to run in a second or two, and as varied as the format allows: algorithms and their
+parameters (swept or not), Ketama profiles, node counts 1..2,000, naming patterns, weights,
+node files, uniform / sequential / Zipf / key-file workloads (0 keys too), event timelines
+(add, remove random / last / by name, fail, restore, reweight), metric subsets, trial counts,
+per-node and transition output, on_unsupported.
+
+draw(seed, directory) returns a scenario (a dict) and writes the node or key files it names
+into `directory`. The same seed gives the same scenario.
+"""
+import json
+import math
+import random
+
+HASHERS = ["md5", "xxh3", "fnv1a_32", "crc32", "murmur3_32", "one_at_a_time", "xxh64"]
+PROFILES = ["spymemcached", "libmemcached", "twemproxy", "uhashring", "libmemcached-ketama",
+            "spymemcached-libmemcached", "libmemcached-spy"]
+PATTERNS = ["10.{i/65536%256}.{i/256%256}.{i%256}:11211", "cache-{i}.example.com:11211",
+            "node{hex:8}:11311", "h{i*7+3}"]
+WEIGHTED = {"ring", "rendezvous", "maglev", "ketama"}  # algorithms that take node weights
+SHAPES = ["user:{n}", "{alnum:8-32}", "{bytes:16}", "k{i:08}"]
+
+
+def _one_or_list(rng, values, k_max=2):
+    k = rng.randint(1, k_max)
+    picks = rng.sample(values, min(k, len(values)))
+    return picks[0] if len(picks) == 1 else picks
+
+
+def _algorithm(rng, n_max, weighted):
+    pool = ["ring", "ketama", "jump", "rendezvous", "maglev", "multi_probe", "bounded_load",
+            "anchor", "memento", "modulo"]
+    if weighted:
+        pool = [a for a in pool if a in WEIGHTED]
+    name = rng.choice(pool)
+    a = {"algorithm": name}
+    if name == "ring":
+        a["hasher"] = _one_or_list(rng, HASHERS)
+        cap = max(1, 300_000 // n_max)
+        pts = sorted(rng.sample([4, 10, 40, 100, 160, 400], rng.randint(1, 3)))
+        pts = [p for p in pts if p <= cap] or [max(4, min(cap, 10))]
+        a["points_per_node"] = pts[0] if len(pts) == 1 else pts
+    elif name == "ketama":
+        a["profile"] = _one_or_list(rng, PROFILES)
+    elif name == "rendezvous" and rng.random() < 0.5:
+        a["hasher"] = rng.choice(HASHERS)
+    elif name == "maglev":
+        a["table_size"] = rng.choice(["auto", 65537, 4099]) if n_max <= 4099 else "auto"
+    elif name == "multi_probe":
+        a["probes"] = _one_or_list(rng, [1, 5, 21])
+    elif name == "bounded_load":
+        a["balance_factor"] = rng.choice([1.1, 1.25, 2.0])
+        a["points_per_node"] = rng.choice([10, 40])
+    elif name == "anchor":
+        a["capacity"] = 2 * n_max + 40  # room for the timeline's adds
+    if name not in ("ketama",) and rng.random() < 0.2:
+        a["key_hasher"] = rng.choice(["xxh3", "md5", "fnv1a_64"])
+    return a
+
+
+def _events(rng, n_min, weighted, has_jump, labels_added):
+    """A feasible timeline for every initial node count >= n_min (removals leave a node)."""
+    events, live, failed = [], n_min, False
+    for _ in range(rng.choice([0, 0, 1, 2, 3, 5])):
+        ops = ["add"]
+        if live >= 3:
+            ops += ["remove", "remove", "fail"]
+        if failed:
+            ops += ["restore", "restore"]
+        if weighted and live >= 3:
+            ops.append("reweight")
+        op = rng.choice(ops)
+        if op == "add":
+            if rng.random() < 0.3:
+                label = f"extra-{len(labels_added)}.example.com:11211"
+                labels_added.append(label)
+                e = {"op": "add", "nodes": [label]}
+            else:
+                e = {"op": "add", "count": rng.randint(1, 3)}
+            if weighted and rng.random() < 0.5:
+                e["weight"] = rng.randint(1, 5)
+            live += len(e.get("nodes", [])) or e.get("count", 0)
+        elif op == "remove":
+            k = rng.randint(1, max(1, min(3, live - 2)))
+            how = rng.choice(["random", "last"] + (["nodes"] if labels_added else []))
+            if how == "nodes":
+                e = {"op": "remove", "nodes": [labels_added.pop()]}
+                k = 1
+            else:
+                e = {"op": "remove", how: k}
+            live -= k
+        elif op == "fail":
+            # Rings and tables rebuild per failed node: at most about 20 of them.
+            e = {"op": "fail", "fraction": round(min(rng.choice([0.1, 0.2, 0.5]), 20 / live), 4)}
+            failed = True
+            live -= math.ceil(live * e["fraction"])  # at most the ceiling fails
+        elif op == "restore":
+            e = {"op": "restore"}
+            failed = False
+        else:
+            e = {"op": "reweight", "random": 1, "weight": rng.randint(2, 8)}
+        events.append(e)
+    return events
+
+
+def _sweep(v):
+    return len(v) if isinstance(v, list) else 1
+
+
+def cost_seconds(sc):
+    """A rough single-thread cost of running `sc`: rings and tables rebuilt per changed
+    node, keys placed per step (rendezvous pays n per key)."""
+    nodes = sc["nodes"]
+    ns = nodes.get("count", 100)
+    ns = ns if isinstance(ns, list) else [ns]
+    per_n = _sweep(nodes.get("pattern"))
+    wl = sc.get("workload", {})
+    keys = wl.get("requests", wl.get("keys", 3000))
+    keys = max(keys) if isinstance(keys, list) else keys
+    wl_cases = _sweep(wl.get("exponent")) * _sweep(wl.get("keys")) * _sweep(wl.get("shape"))
+    events = sc.get("events", [])
+    total = 0.0
+    for n in ns:
+        changed = sum(e.get("count", 0) + len(e.get("nodes", [])) + e.get("random", 0)
+                      + e.get("last", 0) + e.get("fraction", 0) * n * 2 for e in events)
+        for a in sc["algorithms"]:
+            cases = 1
+            for k in ("hasher", "points_per_node", "profile", "probes", "table_size", "key_hasher"):
+                cases *= _sweep(a.get(k))
+            v = a.get("points_per_node", 160)
+            v = max(v) if isinstance(v, list) else v
+            pts = {"ring": n * v, "ketama": n * 160, "maglev": 65537,
+                   "bounded_load": n * v}.get(a["algorithm"], n)
+            rebuild = pts * 30e-9 * (1 + changed)
+            place = keys * (1 + 3 * len(events)) * 60e-9 * (n if a["algorithm"] == "rendezvous" else 1)
+            thr = 0.05 if "throughput" in sc.get("metrics", []) else 0
+            total += cases * per_n * wl_cases * (sc.get("trials", 1) * (rebuild + place) + thr)
+    return total
+
+
+def draw(seed, directory, budget=0.4):
+    """A scenario whose estimated cost fits `budget` seconds (redrawn with the same stream
+    until one does)."""
+    rng = random.Random(seed)
+    for _ in range(50):
+        sc = _draw(rng, seed, directory)
+        if cost_seconds(sc) <= budget:
+            return sc
+    return sc
+
+
+def _draw(rng, seed, directory):
+    size = rng.choice(["one", "tiny", "small", "small", "medium", "large"])
+    counts = {"one": [1], "tiny": [2, 3, 5], "small": [10, 20, 50, 100],
+              "medium": [200, 500], "large": [1000, 2000]}[size]
+    n = _one_or_list(rng, counts)
+    n_list = n if isinstance(n, list) else [n]
+    n_max, n_min = max(n_list), min(n_list)
+    weighted = rng.random() < 0.25
+    nodes = {"count": n}
+    if rng.random() < 0.3:
+        nodes["pattern"] = _one_or_list(rng, PATTERNS)
+    if weighted:
+        nodes["weights"] = rng.choice([{"min": 1, "max": 10}, {"choice": [1, 2, 4]}] +
+                                      ([[rng.randint(1, 5) for _ in range(n)]]
+                                       if isinstance(n, int) and n <= 50 else []))
+    if rng.random() < 0.08 and not isinstance(n, list):  # a node file instead of a pattern
+        with open(f"{directory}/nodes-{seed}.txt", "w") as f:
+            for i in range(n_max):
+                w = f" {rng.randint(1, 4)}" if weighted else ""
+                f.write(f"10.1.{i // 256}.{i % 256}:11211{w}\n")
+        nodes = {"file": f"nodes-{seed}.txt"}
+    algs = [_algorithm(rng, n_max, weighted) for _ in range(rng.randint(1, 4))]
+    algs = list({json.dumps(a, sort_keys=True): a for a in algs}.values())  # no twin entries
+    # Entries of one algorithm must differ in a parameter the case id shows.
+    seen = {}
+    for a in algs:
+        seen.setdefault(a["algorithm"], []).append(a)
+    algs = [a for a in algs if len(seen[a["algorithm"]]) == 1 or len(a) > 1]
+    algs = list({(a["algorithm"], json.dumps({k: v for k, v in a.items() if k != "algorithm"},
+                                             sort_keys=True)): a for a in algs}.values())
+    has_jump = any(a["algorithm"] == "jump" for a in algs)
+    # Work per key grows with n for rendezvous and bounded loads: fewer keys there.
+    heavy = any(a["algorithm"] in ("rendezvous", "bounded_load") for a in algs)
+    key_cap = max(200, (400_000 // n_max) if heavy else 20_000)
+    wtype = rng.choice(["uniform", "uniform", "sequential", "zipf", "file"])
+    if wtype == "uniform":
+        workload = {"type": "uniform", "keys": rng.choice([0, 500, 5000, key_cap]) if
+                    rng.random() < 0.2 else min(key_cap, rng.choice([2000, 10000, 20000])),
+                    "shape": rng.choice(SHAPES[:3])}
+    elif wtype == "sequential":
+        workload = {"type": "sequential", "keys": min(key_cap, 10000), "shape": "user:{i}",
+                    "start": rng.randint(0, 1000), "step": rng.choice([1, 7])}
+    elif wtype == "zipf":
+        workload = {"type": "zipf", "keys": min(key_cap, 5000),
+                    "requests": min(key_cap * 2, 20000),
+                    "exponent": _one_or_list(rng, [0.6, 0.99, 1.3])}
+    else:
+        weighted_keys = rng.random() < 0.5
+        with open(f"{directory}/keys-{seed}.txt", "w") as f:
+            for i in range(min(key_cap, 3000)):
+                f.write(f"key:{rng.getrandbits(40):x}" + (f" {rng.randint(1, 9)}" if weighted_keys
+                                                          else "") + "\n")
+        workload = {"type": "file", "path": f"keys-{seed}.txt", "weighted": weighted_keys}
+    events = _events(rng, n_min, weighted and all(a["algorithm"] in WEIGHTED for a in algs),
+                     has_jump, [])
+    metrics = rng.sample(["balance", "remap", "throughput"], rng.randint(1, 3))
+    sc = {"schema_version": 1, "name": f"gen-{seed}", "seed": rng.randint(0, 2**32),
+          "trials": rng.choice([1, 1, 2, 3]), "nodes": nodes, "algorithms": algs,
+          "workload": workload, "metrics": metrics}
+    if events:
+        sc["events"] = events
+        sc["on_unsupported"] = rng.choice(["rebuild", "skip"]) if has_jump else \
+            rng.choice(["error", "rebuild", "skip"])
+    out = {}
+    if rng.random() < 0.5:
+        out["per_node"] = rng.choice(["none", "first_trial", "all"])
+    if rng.random() < 0.4:
+        out["transitions"] = True
+    if out:
+        sc["output"] = out
+    if "throughput" in metrics:
+        sc["throughput"] = {"keys": 1024, "min_time_ms": 1, "repetitions": 1}
+    return sc
+
+
+if __name__ == "__main__":
+    import sys
+    print(json.dumps(draw(int(sys.argv[1]), "."), indent=1))

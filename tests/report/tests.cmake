@@ -1,0 +1,19 @@
+# The report on generated result files (tests/report/report_test.py). report_run draws 30
+# seeded random valid scenarios, runs them with this build's chsim (plus the notebook smoke
+# scenarios, 3 shards of one sweep and their merge) and writes synthetic catalog and peers
+# files; report_make (label python: it runs no chsim code but the quick tune runs, so the
+# sanitizer builds skip it) builds a report per file, one over the shards and their merge and
+# one over everything, and checks figure data against the raw rows.
+set(CHSIM_REPORT_WORK ${CMAKE_BINARY_DIR}/report-test)
+add_test(NAME report_run
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_test.py run
+                 --chsim $<TARGET_FILE:chsim> --source ${PROJECT_SOURCE_DIR}
+                 --work ${CHSIM_REPORT_WORK})
+add_test(NAME report_make
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_test.py report
+                 --chsim $<TARGET_FILE:chsim> --source ${PROJECT_SOURCE_DIR}
+                 --work ${CHSIM_REPORT_WORK})
+set_tests_properties(report_run PROPERTIES LABELS report TIMEOUT 600
+                     FIXTURES_SETUP report_results)
+set_tests_properties(report_make PROPERTIES LABELS "report;python" TIMEOUT 1200
+                     FIXTURES_REQUIRED report_results)
