@@ -40,12 +40,12 @@ def resize_metrics(metrics) -> list[str]:
 
 
 def reference_n(summary: pd.DataFrame) -> int | None:
-    """The node count most algorithm settings were measured at (ties: closest to 100)."""
+    """The node count to compare algorithms at: among those measured for at least half as
+    many algorithm settings as the best covered one, the closest to 100."""
     if summary.empty:
         return None
     per_n = summary.assign(label=cr.case_label(summary)).groupby("n")["label"].nunique()
-    best = per_n.max()
-    cands = [int(n) for n, k in per_n.items() if k == best]
+    cands = [int(n) for n, k in per_n.items() if 2 * k >= per_n.max()]
     return min(cands, key=lambda n: (abs(math.log(max(n, 1) / 100)), n))
 
 
@@ -178,8 +178,9 @@ def headline_table(T: dict) -> tuple[pd.DataFrame, list[str], dict]:
         rows.append(row)
         meta["values"][lab] = raw
     table = pd.DataFrame(rows, columns=COLUMNS)
-    notes.append(f"Figures at n = {n_ref} (the node count most settings share); where a "
-                 "setting lacks it, the closest n, named in brackets. Means over trials.")
+    notes.append(f"Figures at n = {n_ref} (of the node counts most settings share, the closest "
+                 "to 100); where a setting lacks it, the closest n, named in brackets. Means "
+                 "over trials.")
     need = {
         "year": "year: from the `algorithms` block chsim writes into result files (its "
                 "algorithm catalog); these files have none: rerun them with a chsim that "

@@ -684,9 +684,18 @@ def color(name: str) -> str:
         else:
             used = set(_FIXED.values()) | {_PALETTE[known.index(b) % len(_PALETTE)]
                                            for b in _USED_BASES}
-            free = [c for c in _EXTRA + _PALETTE if c not in used] or _EXTRA
-            _FIXED[name] = free[0]
+            free = [c for c in _EXTRA + _PALETTE if c not in used]
+            _FIXED[name] = free[0] if free else _spread_color(len(_FIXED))
     return _FIXED[name]
+
+
+def _spread_color(i: int) -> str:
+    """The i-th colour past the palettes: golden-ratio steps around the hue circle, two
+    lightness levels, so many series stay apart."""
+    import colorsys
+    h = (i * 0.618033988749895) % 1.0
+    r, g, b = colorsys.hls_to_rgb(h, 0.42 if i % 2 else 0.6, 0.75)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
 
 
 def reset_colors():

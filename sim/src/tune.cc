@@ -500,17 +500,17 @@ class Tuner {
       }
       std::snprintf(buf, sizeof buf,
                     "n=%u, %s: not settled within the %.3g s budget: the least points per node "
-                    "keeping max/mean <= %.2f with %.0f%% confidence %s; %u is safe (exact "
+                    "keeping max/mean <= %.2f with %.0f%% confidence %s; %u meets it (exact "
                     "check: %s; raise --time-budget or lower --draws; %s",
                     n_, who.c_str(), r_.time_budget_seconds, r_.target, 100 * r_.confidence, range,
                     res.answer, evidence.c_str(), tail);
     } else {
       std::snprintf(buf, sizeof buf,
-                    "n=%u, %s: not settled within the %.3g s budget: more than %u points per "
-                    "node keep max/mean <= %.2f with %.0f%% confidence (exact check: %s; raise "
-                    "--time-budget; %s",
-                    n_, who.c_str(), r_.time_budget_seconds, res.doubt_low - granularity_,
-                    r_.target, 100 * r_.confidence, evidence.c_str(), tail);
+                    "n=%u, %s: not settled within the %.3g s budget: keeping max/mean <= %.2f "
+                    "with %.0f%% confidence takes more than %u points per node (exact check: %s; "
+                    "raise --time-budget; %s",
+                    n_, who.c_str(), r_.time_budget_seconds, r_.target, 100 * r_.confidence,
+                    res.doubt_low - granularity_, evidence.c_str(), tail);
     }
     return buf;
   }

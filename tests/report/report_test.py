@@ -154,7 +154,7 @@ def synthetic(work, src):
     """Files chsim does not write (yet): a catalog and resize-time rows; peers files."""
     extra = work / "extra"
     extra.mkdir()
-    smoke = json.loads((work / "results" / "smoke-events.json").read_text())
+    smoke = json.loads((work / "results" / "smoke-zipf.json").read_text())
     doc = copy.deepcopy(smoke)
     doc["scenario"]["name"] = "synthetic-catalog"
     doc["algorithms"] = CATALOG + [{"name": "rendezvous", "year": 1998,
@@ -474,9 +474,10 @@ def report_step(a, src, work):
     extra = work / "extra"
     each = work / "each"
     shutil.rmtree(each, ignore_errors=True)
-    # One report per file (two processes, one kernel each), at low resolution: the figures'
-    # code and data are the same at any dpi.
-    inputs = results + [extra / "peers-old.json"]
+    # One report per generated file (two processes, one kernel each), at low resolution: the
+    # figures' code and data are the same at any dpi. The smoke files, made to draw every
+    # figure, go into the report over everything.
+    inputs = [r for r in results if r.name.startswith("gen-")] + [extra / "peers-old.json"]
     halves = [inputs[0::2], inputs[1::2]]
     with cf.ThreadPoolExecutor(2) as ex:
         list(ex.map(lambda h: make_report(src, [*h, "--each", "--out", each, "--no-tune",
@@ -496,19 +497,21 @@ def report_step(a, src, work):
         fail(f"peers without end-to-end rows: {old['throughput_end_to_end']}")
     print(f"each: {len(inputs)} reports checked")
     names = coverage([r for r in reports if r[0].startswith("gen-")])
-    # Shards beside their merge, in one report; and they load as the whole run.
+    # Shards beside their merge in one report (they load as the whole run), and everything
+    # together with quick tune runs, side by side.
     parts = check_shards(work)
     shard_inputs = parts + [work / "shards/merged.json"]
-    make_report(src, [*shard_inputs, "--out", work / "shards-report", "--no-tune", "--dpi", "40"],
-                "shards + merge")
+    everything = results + [work / "shards/merged.json", extra / "synthetic-catalog.json",
+                            extra / "peers.json"]
+    jobs = [([*shard_inputs, "--out", work / "shards-report", "--no-tune", "--dpi", "40"],
+             "shards + merge"),
+            ([*everything, "--out", work / "all", "--chsim", a.chsim, "--quick"], "all")]
+    with cf.ThreadPoolExecutor(2) as ex:
+        list(ex.map(lambda j: make_report(src, *j), jobs))
     figs, rj = check_report_dir(work / "shards-report", shard_inputs)
     used = {os.path.basename(i["file"]): i["used"] for i in rj["inputs"]}
     if not used["merged.json"] == "all" or not all(used[p.name].startswith("none") for p in parts):
         fail(f"shards beside their merge: each case must come once, from the merge: {used}")
-    # Everything together, with quick tune runs.
-    everything = results + [work / "shards/merged.json", extra / "synthetic-catalog.json",
-                            extra / "peers.json"]
-    make_report(src, [*everything, "--out", work / "all", "--chsim", a.chsim, "--quick"], "all")
     figs, rj = check_report_dir(work / "all", everything)
     never = [n for n in names if not any(e["name"] == n and e["status"] == "drawn" for e in figs)]
     if never:
