@@ -468,8 +468,26 @@ def coverage(reports):
     return names
 
 
+def check_bad_inputs(src, work):
+    """Inputs make-report cannot read: exit 2 and one line naming the file, before any work."""
+    cases = [([work / "no-such.json"], "no such file or folder"),
+             ([src / "README.md"], "not valid JSON"),
+             ([src / "scenarios"], "no chsim result file in this folder"),
+             ([src / "scenarios/schema.json"], "/kind: found"),
+             (["--dpi", "5", work / "results"], "--dpi: found '5'")]
+    for args, needle in cases:
+        p = sh([src / "scripts/make-report", *args, "--out", work / "bad", "--no-tune"])
+        lines = [l for l in p.stdout.splitlines() if l.strip()]
+        if p.returncode != 2 or len(lines) != 1 or needle not in lines[0]:
+            fail(f"make-report {args}: exit {p.returncode}, output {p.stdout!r}; wanted exit 2 "
+                 f"and one line with '{needle}'")
+    if (work / "bad").exists():
+        fail("make-report wrote output for inputs it refused")
+
+
 def report_step(a, src, work):
     t0 = time.time()
+    check_bad_inputs(src, work)
     results = sorted((work / "results").glob("*.json"))
     extra = work / "extra"
     each = work / "each"
