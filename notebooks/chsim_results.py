@@ -409,9 +409,9 @@ def algorithm_catalog(block) -> pd.DataFrame:
     capabilities (the true ones, comma-separated) and parameters (names with defaults).
 
     Accepted shapes: a list of objects with ``name`` (or ``algorithm``), or an object keyed
-    by name. ``capabilities``: an object of booleans (``arbitrary_removal``, ``incremental``,
-    ``weights``, ...) or a list of names; a string field named like ``removal(s)`` is taken
-    as written. ``parameters`` (or ``params``): a list of objects with ``name`` (and
+    by name (chsim writes the list). ``capabilities``: an object (chsim: ``removal`` "any" or
+    "last_added", ``incremental``, ``weights``, ... booleans; a boolean ``arbitrary_removal``
+    is read too) or a list of names. ``parameters`` (or ``params``): a list of objects with ``name`` (and
     ``default``) or an object name -> default/spec. Anything else is ignored: an empty
     table when the block is absent (files from before the catalog)."""
     if isinstance(block, dict):
@@ -434,18 +434,23 @@ def algorithm_catalog(block) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
 
 
+_REMOVAL_WORDS = {"any": "any node", "last_added": "last added only"}
+
+
 def removals_text(caps) -> str | None:
-    """Which nodes an algorithm can remove, in words, from its capabilities."""
+    """Which nodes an algorithm can remove, in words, from its capabilities: ``removal``
+    ("any" or "last_added", as chsim writes it; any text field named like removal is taken as
+    written) or a boolean ``arbitrary_removal``; "(rebuilds)" when ``incremental`` is false."""
     if isinstance(caps, dict):
+        text = None
         for k, v in caps.items():
             if "remov" in k and isinstance(v, str):
-                return v
-        if "arbitrary_removal" in caps:
+                text = _REMOVAL_WORDS.get(v, v.replace("_", " "))
+        if text is None and isinstance(caps.get("arbitrary_removal"), bool):
             text = "any node" if caps["arbitrary_removal"] else "last added only"
-            if caps.get("incremental") is False:
-                text += " (rebuilds)"
-            return text
-        return None
+        if text is not None and caps.get("incremental") is False:
+            text += " (rebuilds)"
+        return text
     if isinstance(caps, list):
         hits = [str(c).replace("_", " ") for c in caps if "remov" in str(c)]
         return ", ".join(hits) or None

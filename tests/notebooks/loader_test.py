@@ -187,9 +187,9 @@ class RunsAndShards(unittest.TestCase):
 
 class Catalog(unittest.TestCase):
     def test_list_and_object_forms(self):
-        t = cr.algorithm_catalog([
+        t = cr.algorithm_catalog([  # chsim's shape (results/README.md)
             {"name": "jump", "year": 2014, "paper": "Lamping & Veach",
-             "capabilities": {"arbitrary_removal": False, "incremental": True},
+             "capabilities": {"weights": False, "removal": "last_added", "incremental": True},
              "parameters": []},
             {"name": "ring", "year": 1997, "capabilities": {"arbitrary_removal": True,
                                                              "incremental": False, "weights": True},
@@ -198,10 +198,12 @@ class Catalog(unittest.TestCase):
         self.assertEqual(t.loc[1, "parameters"], "points_per_node=160")
         self.assertIn("weights", t.loc[1, "capabilities"])
         t = cr.algorithm_catalog({"anchor": {"year": 2020, "capabilities": ["arbitrary_removal"]},
-                                  "modulo": {"year": 0, "capabilities": {"removals": "any"}}})
-        self.assertEqual(list(t["name"]), ["anchor", "modulo"])
+                                  "modulo": {"year": None, "capabilities": {"removal": "any"}},
+                                  "x": {"capabilities": {"removals": "middle only"}}})
+        self.assertEqual(list(t["name"]), ["anchor", "modulo", "x"])
         self.assertEqual(t.loc[0, "removals"], "arbitrary removal")
-        self.assertEqual(t.loc[1, "removals"], "any")
+        self.assertEqual(t.loc[1, "removals"], "any node")
+        self.assertEqual(t.loc[2, "removals"], "middle only")
         self.assertTrue(t["year"].isna()[1])  # year 0: none
         self.assertTrue(cr.algorithm_catalog(None).empty)
 
