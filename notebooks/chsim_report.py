@@ -125,11 +125,12 @@ def headline_table(T: dict) -> tuple[pd.DataFrame, list[str], dict]:
             return _fmt(float(r["mean"]), kind)
 
         mm = take("structural.max_over_mean", s0, "ratio", "max/mean")
+        if mm is None:  # sampled: from uniform, sequential or file keys if any, else Zipf
+            mm = take("sampled.max_over_mean", s0[wl != "zipf"], "ratio", "max/mean")
+            mm = mm + " (sampled)" if mm is not None else None
         if mm is None:
-            pref = s0[wl != "zipf"] if (wl != "zipf").any() else s0
-            mm = take("sampled.max_over_mean", pref, "ratio", "max/mean")
-            if mm is not None:
-                mm += " (sampled)"
+            mm = take("sampled.max_over_mean", s0[wl == "zipf"], "ratio", "max/mean")
+            mm = mm + " (sampled, Zipf)" if mm is not None else None
         row["max/mean"] = mm or NA
         ex = S[(S["label"] == lab) & (S["metric"] == "remap.excess") & (S["step"] >= 1)]
         if len(ex):
