@@ -129,6 +129,12 @@ def parse(doc: dict, path: str = "<memory>") -> ResultFile:
         scen = doc.get("scenario", {})
         t["cases"]["scenario"] = scen.get("name", "")
         _add_workload_fields(t["cases"], scen)
+        auto = _auto_params(scen)
+        if auto:
+            for name in ("cases", "rows", "summary", "nodes", "transitions"):
+                if "case_id" in t[name] and len(t[name]):
+                    alg = t[name]["case_id"].str.split(r"[(/]", n=1, regex=True).str[0]
+                    t[name]["auto_params"] = alg.map(auto).fillna("")
         t["algorithms"] = algorithm_catalog(doc.get("algorithms"))
         for name in ("rows", "summary"):
             if len(t[name]):
@@ -536,10 +542,27 @@ def label_from_case_id(case_id: str, drop=()) -> str:
 
 
 def case_label(df: pd.DataFrame, drop=()) -> pd.Series:
-    """A short name per row (label_from_case_id), stable across node counts and files."""
-    if "case_id" in df:
+    """A short name per row (label_from_case_id), stable across node counts and files:
+    parameters the scenario left to "auto" (a maglev table sized from n) are left out too."""
+    if "case_id" not in df:
+        return df.get("algorithm", pd.Series("?", index=df.index)).astype(str)
+    if "auto_params" not in df:
         return df["case_id"].map(lambda c: label_from_case_id(c, drop))
-    return df.get("algorithm", pd.Series("?", index=df.index)).astype(str)
+    return pd.Series([label_from_case_id(c, tuple(drop) + tuple(a.split(",")) if a else drop)
+                      for c, a in zip(df["case_id"], df["auto_params"].fillna(""))],
+                     index=df.index, dtype=object)
+
+
+def _auto_params(scen: dict) -> dict:
+    """{algorithm: "param,param"}: the parameters a scenario sets to "auto"."""
+    out = {}
+    for entry in scen.get("algorithms", []) or []:
+        if not isinstance(entry, dict):
+            continue
+        names = [k for k, v in entry.items() if v == "auto" or (isinstance(v, list) and "auto" in v)]
+        if names:
+            out.setdefault(entry.get("algorithm"), set()).update(names)
+    return {k: ",".join(sorted(v)) for k, v in out.items()}
 
 
 def column(df: pd.DataFrame, name: str, default=float("nan")) -> pd.Series:

@@ -215,6 +215,15 @@ class Catalog(unittest.TestCase):
         self.assertEqual(cr.label_from_case_id("ring(hasher=md5,points_per_node=40)/n=20",
                                                drop=("points_per_node",)), "ring(md5)")
         self.assertEqual(cr.label_from_case_id("jump/n=1"), "jump")
+        # A parameter the scenario left to "auto" (resolved per n in the case id) is left out.
+        d = results_doc()
+        d["scenario"]["algorithms"] = [{"algorithm": "maglev", "table_size": "auto"}]
+        for t in ("cases", "rows", "summary", "nodes"):
+            for r in d[t]:
+                r["case_id"] = "maglev(table_size=65537)/n=3"
+        rf = cr.parse(d, "r.json")
+        self.assertEqual(set(cr.case_label(rf.summary)), {"maglev"})
+        self.assertEqual(set(cr.case_label(rf.nodes)), {"maglev"})
 
 
 class Figures(unittest.TestCase):

@@ -328,6 +328,8 @@ def check_figure_data(d, inputs):
     s = side("remap_moved_vs_minimal")
     run = s["data"]["run"]
     raw = raw_summary(inputs)
+    run_doc = next(json.loads(Path(p).read_text()) for p in inputs
+                   if json.loads(Path(p).read_text()).get("scenario", {}).get("name") == run)
     labels = s["data"]["labels"]
     bars = 0
     for ax in s["axes"]:
@@ -337,7 +339,7 @@ def check_figure_data(d, inputs):
         step = int(m.group(1))
         for lab, width in zip(labels, ax["bars"][0]["width"]):
             ids = [k for k in raw if k[0] == run and k[2] == step and k[3] == "remap.moved"
-                   and label_of(k[1]) + n_suffix(k[1], labels, lab) == lab]
+                   and label_of(k[1], run_doc) + n_suffix(k[1], labels, lab) == lab]
             if ids and width is not None:
                 close(width, raw[ids[0]][0] * 100, 1e-9, f"moved bar {lab} step {step}")
                 bars += 1
@@ -443,10 +445,16 @@ def check_figure_data(d, inputs):
     print("figure data: " + "; ".join(checked))
 
 
-def label_of(case_id):
+def label_of(case_id, doc=None):
+    """The report's label of a case: its case id's algorithm part, without the parameters
+    the scenario of `doc` left to "auto"."""
     sys.path.insert(0, str(SRC / "notebooks"))
     import chsim_results as cr
-    return cr.label_from_case_id(case_id)
+    alg = re.split(r"[(/]", case_id, maxsplit=1)[0]
+    auto = [k for e in (doc or {}).get("scenario", {}).get("algorithms", [])
+            if e.get("algorithm") == alg for k, v in e.items()
+            if v == "auto" or (isinstance(v, list) and "auto" in v)]
+    return cr.label_from_case_id(case_id, drop=tuple(auto))
 
 
 def n_suffix(case_id, labels, lab):
@@ -521,7 +529,8 @@ def report_step(a, src, work):
     for p in inputs:
         figs, rj = check_report_dir(each / p.stem, [p])
         if p.suffix == ".json" and p.name.startswith(("gen-", "smoke-")):
-            n_labels = len({label_of(c["case_id"]) for c in json.loads(p.read_text())["cases"]})
+            doc = json.loads(p.read_text())
+            n_labels = len({label_of(c["case_id"], doc) for c in doc["cases"]})
             if len(rj["headline_table"]) != n_labels:
                 fail(f"{p.name}: headline table has {len(rj['headline_table'])} rows for "
                      f"{n_labels} algorithm settings")
