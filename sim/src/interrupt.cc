@@ -1,5 +1,7 @@
 #include "chsim/sim/interrupt.h"
 
+#include <signal.h>
+
 #include <csignal>
 
 namespace chsim::sim {
@@ -23,6 +25,13 @@ void InstallInterruptHandlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A launcher may start chsim with these signals blocked (the mask survives
+  // exec); unblocking here delivers any that are already pending to the handler.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 
 int InterruptSignal() noexcept { return g_signal.load(std::memory_order_relaxed); }

@@ -13,7 +13,13 @@ so the only right outcome is a clean stop, on any machine load and under
 sanitizers. Up to 3 attempts each (a run that ends before its first progress
 line); none clean is a failure.
 
-Then each random trial starts the same run, sends SIGINT or SIGTERM after a
+Then one signal of each kind is sent at once, while chsim is still loading
+with both signals blocked: it must stop cleanly (exit 128+SIG), which shows
+that chsim unblocks them after installing its handlers.
+
+Then each random trial starts the same run (with both signals blocked at exec,
+so one sent before chsim installs its handlers waits for them; chsim must
+unblock them), sends SIGINT or SIGTERM after a
 random delay in [0, 1.2 x baseline] (and, in some trials, a second signal
 shortly after, which terminates at once), and checks:
 
@@ -62,10 +68,18 @@ SCENARIO = {
 }
 
 
+def block_stop_signals():
+  signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
 def start(chsim, d, out):
+  # Started with SIGINT and SIGTERM blocked, so a signal sent while the process
+  # is still loading (before any program could have a handler) stays pending
+  # until chsim installs its handlers and unblocks them.
   return subprocess.Popen([chsim, "run", os.path.join(d, "s.json"), "-o", out, "-q",
                            "--threads", "2"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          preexec_fn=block_stop_signals)
 
 
 def finish(proc, grace):
@@ -256,6 +270,22 @@ def main():
         break
     if failures:
       print("%d forced stop(s) failed; the random trials are not run" % failures)
+      return 1
+    # A signal sent at once, while chsim is still loading with both signals
+    # blocked, must wait for the handlers: the run takes seconds, so exit 0
+    # here means chsim never unblocked them.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+      rc, err = run(chsim, d, out, sig, 0.0, grace=a.grace)
+      problems = check_outcome(chsim, d, out, sig, rc, err, 1, cases, base_rows)
+      if rc != 128 + sig and not problems:
+        problems.append("%s: expected exit %d with the 'interrupted by' line" % (
+            outcome(rc), 128 + sig))
+      print("%-4s pending %s at exec -> %s%s" % (
+          "FAIL" if problems else "ok", signal.Signals(sig).name, outcome(rc),
+          ": " + "; ".join(problems) if problems else ""), flush=True)
+      failures += bool(problems)
+    if failures:
+      print("a signal pending at exec was not handled; the random trials are not run")
       return 1
     trials = a.trials
     if a.budget > 0:  # a trial lasts about 0.6 x the baseline on average, plus start-up

@@ -19,6 +19,9 @@ class Interrupted : public std::runtime_error {
 // Installs handlers for SIGINT and SIGTERM. A second signal of the same kind
 // while stopping terminates at once (the default action); the result file is
 // still whole or absent, since it is only renamed into place at the end.
+// Also unblocks both signals in the calling thread, so a signal that arrived
+// while a launcher kept them blocked is handled now. Call before starting
+// worker threads (they inherit the mask).
 void InstallInterruptHandlers();
 
 // The signal number received (0 if none).
