@@ -21,10 +21,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "chsim/algorithm.h"
+#include "chsim/node.h"
 #include "chsim/simd.h"
 #include "chsim/splitmix.h"
 
@@ -149,6 +153,22 @@ inline benchmark::internal::Benchmark* Tune(benchmark::internal::Benchmark* b) {
 inline std::vector<int64_t> NodeCounts() {
   if (g_smoke) return {10, 1000};
   return {10, 100, 1000, 10000, 100000};
+}
+
+// The algorithms the benchmarks run: every algorithm of the registry.
+inline std::span<const AlgorithmSpec* const> BenchAlgorithms() noexcept { return AllAlgorithms(); }
+
+// `spec` over n numbered nodes with its default parameters; `hasher` becomes
+// its node hasher when it has one (a `hasher` parameter with a default:
+// ketama's is the profile's key hasher override, left alone).
+inline std::unique_ptr<Algorithm> MakeBenchAlgorithm(const AlgorithmSpec& spec, size_t n,
+                                                     std::string_view hasher = {}) {
+  Params params;
+  const ParamSpec* p = spec.FindParam("hasher");
+  if (!hasher.empty() && p != nullptr && !p->default_text.empty())
+    params.Set("hasher", std::string(hasher));
+  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
+  return spec.Make(nodes, params);
 }
 
 inline std::string Join(std::initializer_list<std::string_view> parts) {

@@ -1,5 +1,5 @@
 // Builds: Ring::Build under every compatibility profile (and research-xxh3),
-// and every algorithm of AllAlgorithms(), at 10..100,000 nodes. One item is
+// and every algorithm of BenchAlgorithms() (the registry), at 10..100,000 nodes. One item is
 // one node placed, so items_per_second is nodes per second and the time per
 // iteration is the build time. Counters: bytes_per_node (MemoryBytes / n),
 // points (ring entries), per_point (seconds per ring entry). Beside each
@@ -70,14 +70,13 @@ void BM_Md5Floor(benchmark::State& state, std::string profile_name) {
       benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
-void BM_BuildAlgo(benchmark::State& state, std::string algo) {
+void BM_BuildAlgo(benchmark::State& state, const AlgorithmSpec* algo) {
   const size_t n = static_cast<size_t>(state.range(0));
   const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
   size_t bytes = 0;
   try {
     for (auto _ : state) {
-      std::unique_ptr<Algorithm> a = MakeAlgorithm(algo, nodes);
+      std::unique_ptr<Algorithm> a = algo->Make(nodes);
       bytes = a->MemoryBytes();
       benchmark::DoNotOptimize(a.get());
     }
@@ -88,7 +87,6 @@ void BM_BuildAlgo(benchmark::State& state, std::string algo) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
   state.counters["bytes_per_node"] = static_cast<double>(bytes) / n;
 }
-#endif
 
 void Register() {
   std::vector<std::string> profiles;
@@ -107,14 +105,12 @@ void Register() {
       Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
     }
   }
-#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    std::string name = "build/algo:" + std::string(info.name);
-    auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_BuildAlgo, std::string(info.name));
+  for (const AlgorithmSpec* info : BenchAlgorithms()) {
+    std::string name = "build/algo:" + std::string(info->name);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_BuildAlgo, info);
     for (int64_t n : NodeCounts()) b->Arg(n);
     Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
   }
-#endif
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Lookups: Ketama rings under every compatibility profile, and every algorithm
-// of AllAlgorithms() x key hasher, at 10..100,000 nodes; key hash included
+// of BenchAlgorithms() (the registry) x key hasher, at 10..100,000 nodes; key hash included
 // (keys of 16-32 bytes) or excluded (pre-made uniform hashes); throughput and
 // latency; the batched ring path. Names:
 // <profile> is a compatibility profile or research-{xxh3,md5} (ResearchProfile, 160 points).
@@ -120,23 +120,20 @@ void RegisterRings() {
   }
 }
 
-#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
-const Algorithm& CachedAlgorithm(const std::string& algo, const std::string& hasher, size_t n) {
+const Algorithm& CachedAlgorithm(const AlgorithmSpec* algo, const std::string& hasher, size_t n) {
   static std::string key;
   static std::unique_ptr<Algorithm> a;
-  std::string want = algo + "/" + hasher + "/" + std::to_string(n);
+  std::string want = std::string(algo->name) + "/" + hasher + "/" + std::to_string(n);
   if (key != want || !a) {
     a.reset();
-    AlgorithmParams params;
-    params.hasher = hasher;
-    std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
-    a = MakeAlgorithm(algo, nodes, params);
+    a = MakeBenchAlgorithm(*algo, n, hasher);
     key = want;
   }
   return *a;
 }
 
-void BM_Algo(benchmark::State& state, std::string algo, const Hasher* hasher, bool incl, bool lat) {
+void BM_Algo(benchmark::State& state, const AlgorithmSpec* algo, const Hasher* hasher, bool incl,
+             bool lat) {
   const size_t n = static_cast<size_t>(state.range(0));
   const Algorithm* a;
   try {
@@ -185,22 +182,20 @@ std::vector<const Hasher*> GridHashers(const std::string& spec) {
 void RegisterAlgorithms(const std::string& hasher_spec) {
   std::vector<const Hasher*> hashers = GridHashers(hasher_spec);
   if (g_smoke) hashers.resize(1);
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
+  for (const AlgorithmSpec* info : BenchAlgorithms()) {
     for (const Hasher* h : hashers) {
       for (int v = 0; v < 4; ++v) {
         const bool incl = v < 2, lat = v % 2 == 1;
         std::string name =
-            Join({"lookup", "algo:" + std::string(info.name), "hasher:" + std::string(h->name),
+            Join({"lookup", "algo:" + std::string(info->name), "hasher:" + std::string(h->name),
                   incl ? "key_hash:incl" : "key_hash:excl", lat ? "mode:lat" : "mode:tput"});
-        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_Algo, std::string(info.name), h,
-                                               incl, lat);
+        auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_Algo, info, h, incl, lat);
         for (int64_t n : NodeCounts()) b->Arg(n);
         Tune(b->ArgName("nodes"));
       }
     }
   }
 }
-#endif
 
 }  // namespace
 }  // namespace chsim::bench
@@ -220,11 +215,7 @@ int main(int argc, char** argv) {
   ParseCommonFlags(&argc, argv);
   try {
     RegisterRings();
-#ifdef CHSIM_BENCH_HAVE_ALGORITHMS
     RegisterAlgorithms(hashers);
-#else
-    (void)hashers;
-#endif
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lookup_benchmark: %s\n", e.what());
     return 2;

@@ -1,7 +1,9 @@
 // `chsim locate` and `chsim ring`: map keys to servers, and print the ring,
 // exactly as a chosen peer client would.
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -39,9 +41,22 @@ struct BuiltRing {
   Ring ring;
 };
 
-BuiltRing BuildFromOptions(const RingOptions& o) {
+// The peer's ring over the list. `remove`: labels to leave out, as the peer
+// does when a server is removed (a Ketama ring is rebuilt from its list).
+BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>& remove = {}) {
   BuiltRing b;
   b.list = sim::LoadServerList(o.servers);
+  for (const std::string& label : remove) {
+    auto it = std::find_if(b.list.nodes.begin(), b.list.nodes.end(),
+                           [&](const Node& n) { return n.label == label; });
+    if (it == b.list.nodes.end()) {
+      throw sim::UsageError("--remove '" + label + "': found no such server in " + o.servers +
+                            " (or it was removed already); accepted: a label of the list");
+    }
+    b.list.nodes.erase(it);
+  }
+  if (b.list.nodes.empty())
+    throw sim::UsageError("--remove: every server removed; keep at least one");
   Profile p;
   try {
     p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher});
@@ -56,59 +71,129 @@ BuiltRing BuildFromOptions(const RingOptions& o) {
   return b;
 }
 
-// `chsim locate --algorithm NAME`: the research algorithms (chsim list).
+// `chsim locate --algorithm NAME`: any algorithm of the registry (chsim
+// list), its parameters as flags made from the specs (points_per_node is
+// --points-per-node, alias --points), and removals applied after building.
 struct AlgorithmOptions {
   std::string name;
-  AlgorithmParams params;
+  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
+  std::vector<std::string> remove;                        // labels, in order
 };
+
+// Parameters the peer-profile options (AddRingOptions) already declare.
+bool IsRingOption(std::string_view param) {
+  return param == "profile" || param == "hash_algorithm" || param == "hasher";
+}
+
+std::string FlagOf(std::string_view param) {
+  std::string flag = "--" + std::string(param);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
 
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--algorithm", a.name,
-                  "research algorithm instead of a peer profile (chsim list); keys are hashed "
-                  "with --hasher (default xxh3)");
-  cmd->add_option("--points", a.params.points_per_node,
-                  "ring, bounded_load: points per node (default 160)");
-  cmd->add_option("--table-size", a.params.table_size, "maglev: prime table size (default 65537)");
-  cmd->add_option("--probes", a.params.probes, "multi_probe: probes per key (default 21)");
-  cmd->add_option("--balance-factor", a.params.balance_factor,
-                  "bounded_load: c > 1 (default 1.25); keys are placed in file order");
-  cmd->add_option("--capacity", a.params.capacity,
-                  "anchor: most nodes it can hold (default 2 x the list)");
+                  "an algorithm of chsim list instead of a peer profile; keys are hashed with "
+                  "--key-hasher, else --hasher, else the algorithm's default");
+  std::map<std::string, std::string> help;  // parameter -> "doc (algorithms)"
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    for (const ParamSpec& p : spec->params) {
+      std::string& h = help[std::string(p.name)];
+      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" : ", ") +
+           std::string(spec->name);
+    }
+  }
+  for (const auto& [param, text] : help) {
+    if (IsRingOption(param)) continue;
+    std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
+    cmd->add_option(names, a.given[param], text + ")");
+  }
+  cmd->add_option("--remove", a.remove,
+                  "remove this server (a label of --servers) after building; repeatable, applied "
+                  "in order (stateful algorithms: anchor, memento)");
 }
 
-// Rejects algorithm parameters without --algorithm, and profile options with it.
+// Rejects algorithm parameters without --algorithm, and any flag the
+// algorithm does not declare.
 void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
-  static constexpr const char* kAlgorithmOnly[] = {"--points", "--table-size", "--probes",
-                                                   "--balance-factor", "--capacity"};
   if (a.name.empty()) {
-    for (const char* opt : kAlgorithmOnly) {
-      if (cmd->count(opt) > 0) {
-        throw sim::UsageError(std::string(opt) + " needs --algorithm NAME (see chsim list)");
+    for (const auto& [param, text] : a.given) {
+      if (cmd->count(FlagOf(param)) > 0) {
+        throw sim::UsageError(FlagOf(param) + " needs --algorithm NAME (see chsim list)");
       }
     }
     return;
   }
-  for (const char* opt : {"--profile", "--hash-algorithm"}) {
-    if (cmd->count(opt) > 0) {
-      throw sim::UsageError(std::string(opt) +
-                            " selects a peer profile; it cannot be combined with --algorithm");
+  const AlgorithmSpec& spec = GetAlgorithm(a.name);
+  for (const char* param : {"profile", "hash_algorithm"}) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagOf(param) +
+                            " selects a peer profile; it cannot be combined with --algorithm " +
+                            a.name + " (use --algorithm ketama)");
+    }
+  }
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagOf(param) + ": " + a.name + " has no parameter '" + param +
+                            "' (chsim list)");
     }
   }
 }
 
-void LocateWithAlgorithm(const RingOptions& o, AlgorithmOptions a, const std::string& keys) {
+// The algorithm's parameters from the flags given.
+Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
+                  const AlgorithmSpec& spec, const sim::ServerList& list) {
+  Params p;
+  p.weighted_list = list.weighted;
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) > 0)
+      p.Set(param, spec.FindParam(param)->Parse(text, list.nodes.size()));
+  }
+  const std::pair<const char*, const std::string*> ring_options[] = {
+      {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
+  for (const auto& [param, value] : ring_options) {
+    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
+  }
+  return p;
+}
+
+// Applies --remove in order; the ids of the list are its positions.
+void RemoveServers(Algorithm& algo, const sim::ServerList& list, const AlgorithmOptions& a,
+                   const std::string& servers) {
+  for (const std::string& label : a.remove) {
+    uint32_t id = 0;
+    while (id < list.nodes.size() && list.nodes[id].label != label) ++id;
+    if (id == list.nodes.size()) {
+      throw sim::UsageError("--remove '" + label + "': found no such server in " + servers +
+                            "; accepted: a label of the list");
+    }
+    try {
+      algo.Remove(id);
+    } catch (const std::exception& e) {  // Unsupported, std::invalid_argument (removed twice)
+      throw sim::UsageError("--remove '" + label + "': " + e.what());
+    }
+  }
+}
+
+void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
+                         const std::string& keys) {
   sim::ServerList list = sim::LoadServerList(o.servers);
-  a.params.hasher = o.hasher.empty() ? "xxh3" : o.hasher;
   std::unique_ptr<Algorithm> algo;
   const Hasher* hasher = nullptr;
   try {
-    hasher = &GetHasher(a.params.hasher);
-    algo = MakeAlgorithm(a.name, list.nodes, a.params);
+    const AlgorithmSpec& spec = GetAlgorithm(a.name);
+    const Params given = FlagParams(cmd, o, a, spec, list);
+    const Params resolved = spec.Resolve(given);
+    std::string_view key_hasher = spec.KeyHasher(resolved);
+    if (!given.Has("key_hasher") && cmd->count("--hasher") > 0) key_hasher = o.hasher;
+    hasher = &GetHasher(key_hasher);
+    algo = spec.Make(list.nodes, given);
   } catch (const Unsupported& e) {
     throw sim::UsageError(o.servers + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
   }
+  RemoveServers(*algo, list, a, o.servers);
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
   sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
@@ -130,7 +215,9 @@ void AddLocateCommand(CLI::App& app) {
       "locate",
       "Map keys to servers as a peer client would; prints KEY<TAB>SERVER per key line.\n"
       "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt\n"
-      "         chsim locate --servers servers.txt --algorithm maglev keys.txt");
+      "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
+      "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
+      "keys.txt");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -140,10 +227,10 @@ void AddLocateCommand(CLI::App& app) {
   cmd->callback([cmd, o, algo, keys] {
     CheckOptionMix(cmd, *algo);
     if (!algo->name.empty()) {
-      LocateWithAlgorithm(*o, *algo, *keys);
+      LocateWithAlgorithm(cmd, *o, *algo, *keys);
       return;
     }
-    BuiltRing b = BuildFromOptions(*o);
+    BuiltRing b = BuildFromOptions(*o, algo->remove);
     sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
       b.ring.LocateBatch(block, owners);
     });

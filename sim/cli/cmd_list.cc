@@ -1,4 +1,6 @@
-// `chsim list`: the profiles, hashers (and later algorithms) chsim offers.
+// `chsim list`: the profiles, hashers, algorithms (with their parameters and
+// capabilities, from the specs), workloads and metrics chsim offers; and
+// `chsim list --schema`, scenarios/schema.json as chsim checks scenarios.
 #include <cstdio>
 #include <string>
 
@@ -6,67 +8,96 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/sim/metrics.h"
+#include "chsim/sim/scenario.h"
+#include "chsim/sim/workload.h"
 #include "commands.h"
 
 namespace chsim::cli {
+namespace {
+
+void Line(std::string_view name, std::string_view text) {
+  std::printf("  %-26.*s %.*s\n", static_cast<int>(name.size()), name.data(),
+              static_cast<int>(text.size()), text.data());
+}
+
+std::string CapabilityText(const Capabilities& c) {
+  std::string caps;
+  auto add = [&caps](bool on, const char* what) {
+    if (!on) return;
+    if (!caps.empty()) caps += ", ";
+    caps += what;
+  };
+  add(c.weights, "weights");
+  add(c.arbitrary_removal, "arbitrary removal");
+  add(!c.arbitrary_removal, "last-in-first-out removal only");
+  add(c.incremental, "incremental");
+  add(!c.incremental, "rebuilds on change");
+  add(c.minimal_disruption, "minimal disruption");
+  add(c.exact_shares, "exact shares");
+  add(c.stateful, "stateful (order-dependent)");
+  add(c.history_free, "restored nodes get their keys back in any order");
+  add(!c.history_free && c.minimal_disruption && c.incremental,
+      "restored nodes get their keys back only in reverse removal order");
+  return caps;
+}
+
+void ListAlgorithm(const AlgorithmSpec& a) {
+  Line(a.name, a.summary);
+  std::string names;
+  for (const ParamSpec& p : a.params) {
+    names += (names.empty() ? "" : ", ") + std::string(p.name);
+    const std::string def = FormatParamValue(p.Default());
+    if (!def.empty()) names += "=" + def;
+  }
+  Line("", "parameters: " + (names.empty() ? std::string("none") : names));
+  Line("", "capabilities: " + CapabilityText(a.capabilities));
+  if (!a.paper.empty()) Line("", "paper: " + std::string(a.paper));
+  Line("", "memory: " + std::string(a.memory_doc));
+  for (const ParamSpec& p : a.params) {
+    std::string accepted = p.Accepted();
+    if (accepted.size() > 60) accepted = accepted.substr(0, 57) + "...";
+    Line("", "  " + std::string(p.name) + ": " + std::string(p.doc) + " (" + accepted +
+                 (p.sweepable ? "" : "; one value") + ")");
+  }
+}
+
+void List() {
+  std::printf("profiles:\n");
+  for (const ProfileInfo& p : AllProfiles()) Line(p.name, p.description);
+  std::printf("hashers:\n");
+  for (const Hasher& h : AllHashers()) Line(h.name, h.description);
+  std::printf(
+      "algorithms: (scenario \"algorithms\": [{\"algorithm\": NAME, PARAMETER: value, ...}])\n");
+  for (const AlgorithmSpec* a : AllAlgorithms()) ListAlgorithm(*a);
+  std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
+  for (const sim::WorkloadSpec* w : sim::AllWorkloads()) Line(w->name, w->doc);
+  std::printf("metrics: (result rows; see results/README.md)\n");
+  for (const sim::MetricSpec& m : sim::AllMetrics()) {
+    std::printf("  %-42s %-11.*s %.*s\n", std::string(m.name).c_str(),
+                static_cast<int>(m.unit.size()), m.unit.data(), static_cast<int>(m.meaning.size()),
+                m.meaning.data());
+  }
+}
+
+}  // namespace
 
 void AddListCommand(CLI::App& app) {
+  static bool schema = false;
   CLI::App* cmd = app.add_subcommand(
       "list",
-      "List profiles, hashers, algorithms, scenario workloads and result metrics, each with a\n"
-      "one-line description.\n"
-      "Example: chsim list");
+      "List profiles, hashers, algorithms (parameters, capabilities, paper), scenario workloads\n"
+      "and result metrics, each with a one-line description.\n"
+      "Examples: chsim list\n"
+      "          chsim list --schema > scenarios/schema.json   # regenerate the scenario schema");
+  cmd->add_flag("--schema", schema,
+                "print scenarios/schema.json with its algorithm and workload parts made from the "
+                "specs (what chsim checks scenarios against)");
   cmd->callback([] {
-    std::printf("profiles:\n");
-    for (const ProfileInfo& p : AllProfiles()) {
-      std::printf("  %-26s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.description.size()),
-                  p.description.data());
+    if (schema) {
+      std::fputs(sim::FormatScenarioSchema().c_str(), stdout);
+      return;
     }
-    std::printf("hashers:\n");
-    for (const Hasher& h : AllHashers()) {
-      std::printf("  %-26s %.*s\n", std::string(h.name).c_str(), static_cast<int>(h.description.size()),
-                  h.description.data());
-    }
-    std::printf("algorithms:\n");
-    for (const AlgorithmInfo& a : AllAlgorithms()) {
-      const Capabilities& c = a.capabilities;
-      std::string caps;
-      auto add = [&caps](bool on, const char* what) {
-        if (!on) return;
-        if (!caps.empty()) caps += ", ";
-        caps += what;
-      };
-      add(c.weights, "weights");
-      add(c.arbitrary_removal, "arbitrary removal");
-      add(!c.arbitrary_removal && c.lifo_removal, "last-in-first-out removal only");
-      add(c.incremental, "incremental");
-      add(!c.incremental, "rebuilds on change");
-      add(c.minimal_disruption, "minimal disruption");
-      add(c.exact_shares, "exact shares");
-      add(c.stateful, "stateful (order-dependent)");
-      add(c.history_free, "restored nodes get their keys back in any order");
-      add(!c.history_free && c.minimal_disruption && c.incremental,
-          "restored nodes get their keys back only in reverse removal order");
-      std::printf("  %-26s %.*s\n", std::string(a.name).c_str(),
-                  static_cast<int>(a.description.size()), a.description.data());
-      std::printf("  %-26s parameters: %.*s\n", "", static_cast<int>(a.parameters.size()),
-                  a.parameters.data());
-      std::printf("  %-26s capabilities: %s\n", "", caps.c_str());
-    }
-    std::printf("  %-26s %s\n", "ketama",
-                "in scenarios: a compatibility profile as an algorithm, keys hashed as the peer does");
-    std::printf("  %-26s parameters: profile (above), hash_algorithm, hasher\n", "");
-    std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
-    std::printf("  %-26s %s\n", "uniform", "random keys of a shape: \"user:{n}\", \"{alnum:8-32}\", \"{bytes:16}\"");
-    std::printf("  %-26s %s\n", "sequential", "numbered keys start + i*step in a shape: \"user:{i}\", \"k{i:08}\"");
-    std::printf("  %-26s %s\n", "zipf", "requests drawn over keys with P(rank k) ~ 1/k^exponent; load counts requests");
-    std::printf("  %-26s %s\n", "file", "one key per line (bytes verbatim), or KEY WEIGHT with \"weighted\": true");
-    std::printf("metrics: (result rows; see results/README.md)\n");
-    for (const sim::MetricInfo& m : sim::AllMetrics()) {
-      std::printf("  %-42s %-11.*s %.*s\n", std::string(m.name).c_str(),
-                  static_cast<int>(m.unit.size()), m.unit.data(),
-                  static_cast<int>(m.description.size()), m.description.data());
-    }
+    List();
   });
 }
 

@@ -14,6 +14,7 @@
 
 #include "chsim/sim/errors.h"
 #include "chsim/sim/interrupt.h"
+#include "chsim/sim/plan.h"
 #include "chsim/sim/progress.h"
 #include "chsim/sim/provenance.h"
 #include "chsim/sim/results.h"
@@ -92,45 +93,39 @@ void Run(const RunFlags& f) {
   unsigned threads = f.threads ? f.threads : std::max(1u, std::thread::hardware_concurrency());
   std::vector<const sim::CaseSpec*> cases = sim::ShardCases(s, shard);
   if (f.dry_run) {
+    const std::vector<sim::CasePlan> plan =
+        sim::PlanScenario(s, sim::PlanOptions{threads, shard, f.force});
     std::printf("scenario %s: %zu cases (%zu in this shard), %u trials, %zu events, seed %llu\n",
                 s.name.c_str(), s.cases.size(), cases.size(), s.trials, s.events.size(),
                 static_cast<unsigned long long>(s.seed));
-    std::printf("index\tcase_id\tseed\n");
+    std::printf("index\tcase_id\tseed\tplan\n");
     for (const sim::CaseSpec* c : cases) {
-      std::printf("%zu\t%s\t%llu\n", c->index, c->id.c_str(),
-                  static_cast<unsigned long long>(c->seed));
+      const sim::CasePlan& p = plan[c->index];
+      std::printf("%zu\t%s\t%llu\t%s\n", c->index, c->id.c_str(),
+                  static_cast<unsigned long long>(c->seed),
+                  p.skipped ? ("skipped: " + p.message).c_str() : "ok");
     }
     return;
   }
-  const uint64_t work = sim::EstimateWork(s, cases);
-  if (work > sim::kMaxWorkWithoutForce && !f.force) {
-    char what[256];
-    std::snprintf(what, sizeof what,
-                  "found a run of %.3g key placements (keys x trials x (1 + 3 x events), over "
-                  "%zu cases; about %.1f h at 50 M keys/s); accepted: up to %.0e without "
-                  "--force (add --force to run it anyway, or split it with --shard I/N)",
-                  static_cast<double>(work), cases.size(), static_cast<double>(work) / 5e7 / 3600,
-                  static_cast<double>(sim::kMaxWorkWithoutForce));
-    throw sim::UsageError(f.scenario + ": " + what);
-  }
+  sim::CheckWork(s, cases, f.force);  // before creating any file
   std::string output = f.output;
   if (output.empty()) {
     std::string stem = std::filesystem::path(f.scenario).stem().string();
     if (stem.empty() || f.scenario == "-") stem = s.name;
     std::filesystem::create_directories("results");
     output = "results/" + stem +
-             (shard.count > 1 ? ".shard-" + std::to_string(shard.index) + "-of-" +
-                                    std::to_string(shard.count)
-                              : std::string()) +
+             (shard.count > 1
+                  ? ".shard-" + std::to_string(shard.index) + "-of-" + std::to_string(shard.count)
+                  : std::string()) +
              ".json";
   }
   CheckOutputWritable(output);
   sim::InstallInterruptHandlers();
-  sim::Progress progress(f.quiet, work, cases.size());
+  sim::Progress progress(f.quiet, sim::EstimateWork(s, cases), cases.size());
   size_t finished = 0;
   sim::RunOutput out;
   try {
-    out = sim::RunScenario(s, sim::RunOptions{threads, shard}, &progress, &finished);
+    out = sim::RunScenario(s, sim::RunOptions{threads, shard, f.force}, &progress, &finished);
   } catch (const sim::Interrupted&) {
     progress.Finish();
     int sig = sim::InterruptSignal();
@@ -144,8 +139,7 @@ void Run(const RunFlags& f) {
   info.finished_utc = sim::UtcNow();
   info.threads = threads;
   info.seed = s.seed;
-  info.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<const sim::CaseResult*> results;
   for (const sim::CaseResult& r : out.results) results.push_back(&r);
   sim::Json doc = sim::BuildResults(s, out.cases, results, shard, sim::MakeProvenance(info));
@@ -165,9 +159,9 @@ void Run(const RunFlags& f) {
     }
   }
   if (!f.quiet) {
-    std::fprintf(stderr, "chsim: wrote %s: %zu cases (%zu skipped), %zu rows, %.1f s on %u threads\n",
-                 output.c_str(), cases.size(), skipped, doc["rows"].size(), info.wall_seconds,
-                 threads);
+    std::fprintf(
+        stderr, "chsim: wrote %s: %zu cases (%zu skipped), %zu rows, %.1f s on %u threads\n",
+        output.c_str(), cases.size(), skipped, doc["rows"].size(), info.wall_seconds, threads);
   }
 }
 
@@ -244,55 +238,87 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "run",
       "Run a scenario and write a JSON result file.\n"
       "Examples:\n"
-      "  chsim run scenarios/balance-vs-points.json                 # -> results/balance-vs-points.json\n"
+      "  chsim run scenarios/balance-vs-points.json                 # -> "
+      "results/balance-vs-points.json\n"
       "  chsim run scenarios/remap.json -o out.json --threads 2 --seed 7\n"
       "  chsim run scenarios/throughput.json --dry-run              # list the cases, run nothing\n"
       "  chsim run sweep.json --shard 3/16 -o part3.json            # every 16th case from case 3\n"
       "Exit status: 0 done, 2 bad input, 1 runtime error, 130/143 interrupted (no file written).");
-  run->add_option("scenario", f->scenario, "scenario file (JSON; scenarios/schema.json)")->required();
-  run->add_option("-o,--output", f->output,
-                  "result file (default results/<scenario stem>.json); written whole or not at all");
-  run->add_option("--threads", f->threads, "worker threads (default: all cores); results do not depend on it")
+  run->add_option("scenario", f->scenario, "scenario file (JSON; scenarios/schema.json)")
+      ->required();
+  run->add_option(
+      "-o,--output", f->output,
+      "result file (default results/<scenario stem>.json); written whole or not at all");
+  run->add_option("--threads", f->threads,
+                  "worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1u, 1024u));
   run->add_option("--seed", f->seed, "master seed, replacing the scenario's");
-  run->add_flag("--dry-run", f->dry_run, "validate and list the cases with their ids and seeds");
-  run->add_option("--shard", f->shard, "I/N: run only cases with index % N == I (merge with chsim merge)");
+  run->add_flag("--dry-run", f->dry_run,
+                "plan every case as chsim validate does, and list the cases with their ids, seeds "
+                "and plan (ok, or skipped and why); run nothing");
+  run->add_option("--shard", f->shard,
+                  "I/N: run only cases with index % N == I (merge with chsim merge)");
   run->add_flag("-q,--quiet", f->quiet, "no progress or summary on stderr");
-  run->add_flag("--force", f->force,
-                "run even beyond 2e10 key placements (about 10 min on 2 cores; refused without it)");
+  run->add_flag(
+      "--force", f->force,
+      "run even beyond 2e10 key placements (about 10 min on 2 cores; refused without it)");
   run->callback([f] { Run(*f); });
 
   static std::vector<std::string> validate_files;
   static bool validate_results = false;
+  static RunFlags validate_flags;  // the flags that change what run refuses
   auto* files = &validate_files;
   bool* as_results = &validate_results;
+  RunFlags* vf = &validate_flags;
   CLI::App* validate = app.add_subcommand(
       "validate",
-      "Check scenario files (or result files with --results) without running them.\n"
+      "Check scenario files (or result files with --results) without running them: each\n"
+      "scenario is loaded and every case planned (each algorithm's admission checks and a\n"
+      "replay of the events timeline), so validate refuses exactly what chsim run refuses,\n"
+      "with the same message.\n"
       "Examples:\n"
       "  chsim validate scenarios/*.json\n"
+      "  chsim validate --seed 7 --shard 0/4 sweep.json   # as chsim run with those flags\n"
       "  chsim validate --results results/remap.json\n"
       "Prints one line per file; exit 2 if any is invalid.");
   validate->add_option("files", *files, "scenario files")->required();
   validate->add_flag("--results", *as_results, "the files are result files (results/schema.json)");
-  validate->callback([files, as_results] {
+  validate->add_option("--seed", vf->seed, "master seed, as chsim run --seed");
+  validate->add_option("--shard", vf->shard,
+                       "I/N, as chsim run --shard (the work limit counts it)");
+  validate->add_flag("--force", vf->force, "as chsim run --force (no work limit)");
+  validate->add_option("--threads", vf->threads, "planning threads (default: all cores)")
+      ->check(CLI::Range(1u, 1024u));
+  validate->callback([files, as_results, vf] {
     int bad = 0;
     for (const std::string& path : *files) {
       try {
         if (*as_results) {
           sim::ValidateResultsFile(path);
           std::printf("%s: ok\n", path.c_str());
-        } else {
-          sim::Scenario s = sim::LoadScenario(path);
-          std::printf("%s: ok (%zu cases, %u trials, %zu events)\n", path.c_str(), s.cases.size(),
-                      s.trials, s.events.size());
+          continue;
         }
+        const sim::Scenario s = sim::LoadScenario(path, ParseSeedFlag(vf->seed));
+        const sim::Shard shard = vf->shard.empty() ? sim::Shard{} : ParseShard(vf->shard);
+        const unsigned threads =
+            vf->threads ? vf->threads : std::max(1u, std::thread::hardware_concurrency());
+        size_t skipped = 0;
+        for (const sim::CasePlan& p : sim::PlanScenario(s, {threads, shard, vf->force})) {
+          skipped += p.skipped;
+        }
+        std::printf("%s: ok (%zu cases, %u trials, %zu events", path.c_str(), s.cases.size(),
+                    s.trials, s.events.size());
+        if (skipped) std::printf("; %zu cases will be skipped, see run --dry-run", skipped);
+        std::printf(")\n");
       } catch (const sim::UsageError& e) {
         std::fprintf(stderr, "chsim: error: %s\n", e.what());
         ++bad;
       }
     }
-    if (bad) throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(files->size()) + " files invalid");
+    if (bad) {
+      throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(files->size()) +
+                            " files invalid");
+    }
   });
 
   static MergeFlags merge_flags;

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <unordered_map>
 
-#include "chsim/profile.h"
-#include "chsim/ring.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/node_pattern.h"
 #include "chsim/sim/rng.h"
@@ -15,76 +13,6 @@ namespace chsim::sim {
 namespace {
 
 constexpr uint32_t kDead = UINT32_MAX;
-
-// A Ketama compatibility profile (MakeProfile + Ring) as an Algorithm. Every
-// Add/Remove rebuilds the ring over the live nodes, as the peers do.
-class KetamaAlgorithm final : public Algorithm {
- public:
-  KetamaAlgorithm(Profile profile, std::span<const Node> nodes, bool weighted)
-      : profile_(std::move(profile)), nodes_(nodes.begin(), nodes.end()), weighted_(weighted) {
-    for (size_t i = 0; i < nodes_.size(); ++i) ids_.push_back(static_cast<uint32_t>(i));
-    next_ = static_cast<uint32_t>(nodes_.size());
-    Rebuild();
-  }
-  std::string_view name() const noexcept override { return "ketama"; }
-  Capabilities capabilities() const noexcept override {
-    return Capabilities{.weights = true,  // every profile has a weighted path
-                        .arbitrary_removal = true,
-                        .lifo_removal = true,
-                        .incremental = false,
-                        .exact_shares = true,
-                        .stateful = false};
-  }
-  uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
-  }
-  void LocateBatch(std::span<const uint64_t> hashes,
-                   std::span<uint32_t> out) const noexcept override {
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      out[i] = ids_[ring_.LocateHash(static_cast<uint32_t>(hashes[i]))];
-    }
-  }
-  size_t num_nodes() const noexcept override { return nodes_.size(); }
-  std::vector<uint32_t> live_ids() const override {
-    std::vector<uint32_t> v = ids_;
-    std::sort(v.begin(), v.end());
-    return v;
-  }
-  uint32_t Add(const Node& node) override {
-    nodes_.push_back(node);
-    ids_.push_back(next_);
-    Rebuild();
-    return next_++;
-  }
-  void Remove(uint32_t id) override {
-    auto it = std::find(ids_.begin(), ids_.end(), id);
-    if (it == ids_.end()) throw std::invalid_argument("ketama: node id " + std::to_string(id) + " is not live");
-    if (nodes_.size() == 1) throw chsim::Unsupported("ketama: cannot remove the last node");
-    nodes_.erase(nodes_.begin() + (it - ids_.begin()));
-    ids_.erase(it);
-    Rebuild();
-  }
-  size_t MemoryBytes() const noexcept override {
-    return ring_.MemoryBytes() + ids_.capacity() * sizeof(uint32_t);
-  }
-  std::optional<std::vector<double>> StructuralShares() const override {
-    std::vector<double> by_index = ring_.StructuralShares();
-    std::vector<double> out(next_, 0.0);
-    for (size_t i = 0; i < by_index.size(); ++i) out[ids_[i]] = by_index[i];
-    return out;
-  }
-  size_t ring_size() const noexcept { return ring_.size(); }
-
- private:
-  void Rebuild() { ring_ = Ring::Build(profile_, nodes_, weighted_); }
-
-  Profile profile_;
-  std::vector<Node> nodes_;
-  std::vector<uint32_t> ids_;  // parallel to nodes_
-  uint32_t next_ = 0;
-  bool weighted_;
-  Ring ring_;
-};
 
 }  // namespace
 
@@ -126,7 +54,7 @@ std::vector<Node> ParseLabels(const std::vector<std::string>& labels,
 std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial) {
   if (!s.file_nodes.empty()) return s.file_nodes;
   TrialSeeds seeds = SeedsForTrial(s.seed, trial);
-  NodePattern pattern = NodePattern::Compile(c.pattern, s.path + ": /nodes/pattern");
+  const NodePattern& pattern = *c.compiled_pattern;
   uint64_t first = FirstIndex(s, c, trial);
   std::vector<std::string> labels(c.nodes);
   std::vector<uint32_t> weights(c.nodes, 1);
@@ -139,8 +67,9 @@ std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t tr
         weights[k] = s.weights.values[k];
         break;
       case WeightSpec::Kind::kRandomUniform:
-        weights[k] = s.weights.min + static_cast<uint32_t>(Bounded(
-                                         Derive(seeds.weights, k), s.weights.max - s.weights.min + 1ULL));
+        weights[k] =
+            s.weights.min + static_cast<uint32_t>(Bounded(Derive(seeds.weights, k),
+                                                          s.weights.max - s.weights.min + 1ULL));
         break;
       case WeightSpec::Kind::kChoice:
         weights[k] = s.weights.values[Bounded(Derive(seeds.weights, k), s.weights.values.size())];
@@ -150,32 +79,13 @@ std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t tr
   return ParseLabels(labels, weights, s.path + ": /nodes/pattern " + c.pattern);
 }
 
-std::unique_ptr<Algorithm> MakeCaseAlgorithm(const AlgorithmConfig& config,
-                                             std::span<const Node> nodes, bool weighted) {
-  if (config.name == "ketama") {
-    Profile p = MakeProfile(config.profile, ProfileOptions{config.hash_algorithm,
-                                                           config.shown.contains("hasher")
-                                                               ? config.key_hasher
-                                                               : std::string()});
-    return std::make_unique<KetamaAlgorithm>(std::move(p), nodes, weighted);
-  }
-  return MakeAlgorithm(config.name, nodes, config.params);
-}
-
-Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial)
-    : scenario_(&s), case_(&c), seeds_(SeedsForTrial(s.seed, trial)) {
-  nodes_ = InitialNodes(s, c, trial);
-  weighted_ = s.file_weighted || s.weights.kind != WeightSpec::Kind::kUniform;
-  live_.assign(nodes_.size(), true);
-  for (uint32_t i = 0; i < nodes_.size(); ++i) {
-    order_.push_back(i);
-    to_global_.push_back(i);
-    to_alg_.push_back(i);
-  }
-  next_index_ = s.file_nodes.empty() ? FirstIndex(s, c, trial) + c.nodes : 1;
-  key_hasher_ = &GetHasher(c.algorithm.key_hasher);
+std::unique_ptr<Algorithm> BuildCaseAlgorithm(const Scenario& s, const CaseSpec& c,
+                                              std::span<const Node> nodes, Build build) {
+  Params params = c.algorithm.params;
+  params.weighted_list = s.weighted();
   try {
-    alg_ = MakeCaseAlgorithm(c.algorithm, nodes_, weighted_);
+    return build == Build::kShadow ? c.algorithm.spec->MakeShadow(nodes, params)
+                                   : c.algorithm.spec->Make(nodes, params);
   } catch (const chsim::Unsupported& e) {
     if (s.on_unsupported == OnUnsupported::kError) {
       throw UsageError(s.path + ": " + c.pointer + ": " + e.what());
@@ -184,13 +94,21 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial)
   } catch (const std::invalid_argument& e) {
     throw UsageError(s.path + ": " + c.pointer + ": case " + c.id + ": " + e.what());
   }
-  caps_ = alg_->capabilities();
-  if (!weighted_) {
-    if (c.algorithm.name == "ring") ring_points_ = c.algorithm.params.points_per_node;
-    if (auto* k = dynamic_cast<const KetamaAlgorithm*>(alg_.get())) {
-      ring_points_ = static_cast<double>(k->ring_size()) / static_cast<double>(nodes_.size());
-    }
+}
+
+Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Build build)
+    : scenario_(&s), case_(&c), seeds_(SeedsForTrial(s.seed, trial)), build_(build) {
+  nodes_ = InitialNodes(s, c, trial);
+  weighted_ = s.weighted();
+  live_.assign(nodes_.size(), true);
+  for (uint32_t i = 0; i < nodes_.size(); ++i) {
+    order_.push_back(i);
+    to_global_.push_back(i);
+    to_alg_.push_back(i);
   }
+  next_index_ = s.file_nodes.empty() ? FirstIndex(s, c, trial) + c.nodes : 1;
+  alg_ = BuildCaseAlgorithm(s, c, nodes_, build);
+  if (!weighted_) ring_points_ = alg_->RingPointsPerNode();
 }
 
 size_t Deployment::num_live() const noexcept {
@@ -206,7 +124,7 @@ std::vector<uint32_t> Deployment::LiveIds() const {
 }
 
 std::optional<std::vector<double>> Deployment::StructuralShares() const {
-  if (!caps_.exact_shares) return std::nullopt;
+  if (!alg_->capabilities().exact_shares) return std::nullopt;
   std::optional<std::vector<double>> by_alg = alg_->StructuralShares();
   if (!by_alg) return std::nullopt;
   std::vector<double> out(nodes_.size(), 0.0);
@@ -221,8 +139,8 @@ void Deployment::Unsupported(const std::string& why, const EventSpec& e) {
   const std::string where = scenario_->path + ": " + e.pointer + ": ";
   switch (scenario_->on_unsupported) {
     case OnUnsupported::kError:
-      throw UsageError(where + case_->algorithm.name + " cannot " + e.label + " (" + why +
-                       "); accepted: \"on_unsupported\": \"rebuild\" or \"skip\"");
+      throw UsageError(where + std::string(case_->algorithm.name()) + " cannot " + e.label + " (" +
+                       why + "); accepted: \"on_unsupported\": \"rebuild\" or \"skip\"");
     case OnUnsupported::kSkip:
       throw CaseSkipped("at " + e.pointer + " (" + e.label + "): " + why);
     case OnUnsupported::kRebuild:
@@ -235,8 +153,11 @@ void Deployment::Rebuild(const std::string& why) {
   std::vector<uint32_t> ids = LiveIds();
   std::vector<Node> live_nodes;
   for (uint32_t g : ids) live_nodes.push_back(nodes_[g]);
+  Params params = case_->algorithm.params;
+  params.weighted_list = weighted_;
   try {
-    alg_ = MakeCaseAlgorithm(case_->algorithm, live_nodes, weighted_);
+    alg_ = build_ == Build::kShadow ? case_->algorithm.spec->MakeShadow(live_nodes, params)
+                                    : case_->algorithm.spec->Make(live_nodes, params);
   } catch (const std::exception& e) {
     throw CaseSkipped("rebuild after '" + why + "' failed: " + e.what());
   }
@@ -264,18 +185,12 @@ void Deployment::RemoveNode(uint32_t g, const EventSpec& e) {
   order_.erase(std::remove(order_.begin(), order_.end(), g), order_.end());
   uint32_t a = to_alg_[g];
   to_alg_[g] = kDead;
-  bool removable = caps_.arbitrary_removal || caps_.lifo_removal;
-  if (removable) {
-    try {
-      alg_->Remove(a);
-      to_global_[a] = kDead;
-      return;
-    } catch (const chsim::Unsupported& ex) {
-      Unsupported(ex.what(), e);
-      return;
-    }
+  try {
+    alg_->Remove(a);
+    to_global_[a] = kDead;
+  } catch (const chsim::Unsupported& ex) {
+    Unsupported(ex.what(), e);
   }
-  Unsupported(case_->algorithm.name + " cannot remove nodes", e);
 }
 
 void Deployment::AddNode(uint32_t g, const EventSpec& e) {
@@ -293,96 +208,103 @@ void Deployment::AddNode(uint32_t g, const EventSpec& e) {
   }
 }
 
-void Deployment::Apply(const EventSpec& e, uint32_t step) {
+std::vector<uint32_t> Deployment::PickRandom(size_t k, uint32_t step, const std::string& where,
+                                             const EventSpec& e) const {
+  std::vector<uint32_t> ids = LiveIds();
+  if (k >= ids.size()) {
+    throw UsageError(where + "found " + e.label + " with " + std::to_string(ids.size()) +
+                     " live nodes; accepted: fewer than the live nodes (one must stay)");
+  }
   SplitMix64 rng(Derive(seeds_.events, step));
-  const std::string where = scenario_->path + ": " + e.pointer + ": ";
-  // The targets of remove / fail / reweight.
   std::vector<uint32_t> targets;
-  auto pick_random = [&](size_t k) {
-    std::vector<uint32_t> ids = LiveIds();
-    if (k >= ids.size()) {
-      throw UsageError(where + "found " + e.label + " with " + std::to_string(ids.size()) +
-                       " live nodes; accepted: fewer than the live nodes (one must stay)");
+  for (size_t j = 0; j < k; ++j) {  // partial Fisher-Yates
+    size_t r = j + rng.Below(ids.size() - j);
+    std::swap(ids[j], ids[r]);
+    targets.push_back(ids[j]);
+  }
+  return targets;
+}
+
+std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::string& where) const {
+  std::vector<uint32_t> targets;
+  for (const std::string& label : e.nodes) {
+    uint32_t g = 0;
+    while (g < nodes_.size() && nodes_[g].label != label) ++g;
+    if (g == nodes_.size() || !live_[g]) {
+      throw UsageError(where + "node '" + label +
+                       "' is not live at this step; accepted: a live node's label (the first is '" +
+                       nodes_[LiveIds()[0]].label + "')");
     }
-    for (size_t j = 0; j < k; ++j) {  // partial Fisher-Yates
-      size_t r = j + rng.Below(ids.size() - j);
-      std::swap(ids[j], ids[r]);
-      targets.push_back(ids[j]);
+    targets.push_back(g);
+  }
+  if (targets.size() >= num_live()) {
+    throw UsageError(where + "would remove every node; accepted: leave at least one");
+  }
+  return targets;
+}
+
+std::vector<uint32_t> Deployment::PickLast(const EventSpec& e, const std::string& where) const {
+  if (e.count >= order_.size()) {
+    throw UsageError(where + "found " + e.label + " with " + std::to_string(order_.size()) +
+                     " live nodes; accepted: fewer than the live nodes");
+  }
+  std::vector<uint32_t> targets;
+  for (uint32_t k = 0; k < e.count; ++k) targets.push_back(order_[order_.size() - 1 - k]);
+  return targets;
+}
+
+void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
+  if (e.select == EventSpec::Select::kNamed) {
+    for (const Node& n : e.added) {
+      uint32_t g = GlobalFor(n);
+      if (live_[g]) throw UsageError(where + "node '" + n.label + "' is already live");
+      AddNode(g, e);
     }
-  };
-  auto pick_named = [&] {
-    for (const std::string& label : e.nodes) {
-      uint32_t g = 0;
-      while (g < nodes_.size() && nodes_[g].label != label) ++g;
-      if (g == nodes_.size() || !live_[g]) {
-        throw UsageError(where + "node '" + label + "' is not live at this step; accepted: a "
-                         "live node's label (the first is '" + nodes_[LiveIds()[0]].label + "')");
-      }
-      targets.push_back(g);
+    return;
+  }
+  const NodePattern& pattern = *case_->compiled_pattern;
+  for (uint32_t k = 0; k < e.count; ++k) {
+    std::string label;
+    bool taken = true;
+    while (taken) {  // skip labels already in use (node files, earlier adds)
+      label = pattern.Render(next_index_++, seeds_.nodes);
+      taken = false;
+      for (const Node& n : nodes_) taken |= n.label == label;
     }
-    if (targets.size() >= num_live()) {
-      throw UsageError(where + "would remove every node; accepted: leave at least one");
-    }
-  };
+    Node n = ParseLabels({label}, {e.weight}, where + "count")[0];
+    AddNode(GlobalFor(n), e);
+  }
+}
+
+void Deployment::ApplyFail(const EventSpec& e, uint32_t step, const std::string& where) {
+  const size_t live = num_live();
+  size_t k = static_cast<size_t>(std::llround(e.fraction * static_cast<double>(live)));
+  k = live <= 1 ? 1 : std::clamp<size_t>(k, 1, live - 1);  // one live node: refused below
+  for (uint32_t g : PickRandom(k, step, where, e)) {
+    RemoveNode(g, e);
+    failed_.push_back(g);
+  }
+}
+
+void Deployment::Apply(const EventSpec& e, uint32_t step) {
+  const std::string where = scenario_->path + ": " + e.pointer + ": ";
   switch (e.op) {
-    case EventSpec::Op::kAdd: {
-      if (e.select == EventSpec::Select::kNamed) {
-        std::vector<uint32_t> weights(e.nodes.size(), e.weight);
-        std::vector<Node> parsed = ParseLabels(e.nodes, weights, where + "nodes");
-        for (const Node& n : parsed) {
-          uint32_t g = GlobalFor(n);
-          if (live_[g]) throw UsageError(where + "node '" + n.label + "' is already live");
-          AddNode(g, e);
-        }
-      } else {
-        NodePattern pattern = NodePattern::Compile(
-            case_->pattern.empty() ? "10.{i/65536%256}.{i/256%256}.{i%256}:11211" : case_->pattern,
-            where + "pattern");
-        for (uint32_t k = 0; k < e.count; ++k) {
-          std::string label;
-          bool taken = true;
-          while (taken) {  // skip labels already in use (node files, earlier adds)
-            label = pattern.Render(next_index_++, seeds_.nodes);
-            taken = false;
-            for (const Node& n : nodes_) taken |= n.label == label;
-          }
-          Node n = ParseLabels({label}, {e.weight}, where + "count")[0];
-          AddNode(GlobalFor(n), e);
-        }
-      }
-      return;
-    }
-    case EventSpec::Op::kRemove:
-      if (e.select == EventSpec::Select::kNamed) {
-        pick_named();
-      } else if (e.select == EventSpec::Select::kRandom) {
-        pick_random(e.count);
-      } else {
-        if (e.count >= order_.size()) {
-          throw UsageError(where + "found " + e.label + " with " + std::to_string(order_.size()) +
-                           " live nodes; accepted: fewer than the live nodes");
-        }
-        for (uint32_t k = 0; k < e.count; ++k) targets.push_back(order_[order_.size() - 1 - k]);
-      }
+    case EventSpec::Op::kAdd:
+      return ApplyAdd(e, where);
+    case EventSpec::Op::kRemove: {
+      const std::vector<uint32_t> targets =
+          e.select == EventSpec::Select::kNamed    ? PickNamed(e, where)
+          : e.select == EventSpec::Select::kRandom ? PickRandom(e.count, step, where, e)
+                                                   : PickLast(e, where);
       for (uint32_t g : targets) RemoveNode(g, e);
       return;
-    case EventSpec::Op::kFail: {
-      size_t live = num_live();
-      size_t k = static_cast<size_t>(std::llround(e.fraction * static_cast<double>(live)));
-      k = std::clamp<size_t>(k, 1, live - 1);
-      pick_random(k);
-      for (uint32_t g : targets) {
-        RemoveNode(g, e);
-        failed_.push_back(g);
-      }
-      return;
     }
-    case EventSpec::Op::kReweight:
-      if (e.select == EventSpec::Select::kNamed) {
-        pick_named();
-      } else {
-        pick_random(e.count);
-      }
+    case EventSpec::Op::kFail:
+      return ApplyFail(e, step, where);
+    case EventSpec::Op::kReweight: {
+      const std::vector<uint32_t> targets = e.select == EventSpec::Select::kNamed
+                                                ? PickNamed(e, where)
+                                                : PickRandom(e.count, step, where, e);
       for (uint32_t g : targets) {
         RemoveNode(g, e);
         nodes_[g].weight = e.weight;
@@ -390,6 +312,7 @@ void Deployment::Apply(const EventSpec& e, uint32_t step) {
         AddNode(g, e);
       }
       return;
+    }
     case EventSpec::Op::kRestore:
       // Last failed, first restored: the undo order. Anchor, memento and jump
       // re-add the most recently removed bucket, so only this order gives every

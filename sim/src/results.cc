@@ -23,14 +23,63 @@ Json CaseHeader(const CaseSpec& c) {
   Json j = Json::object();
   j["case_id"] = c.id;
   j["case_index"] = c.index;
-  j["algorithm"] = c.algorithm.name;
+  j["algorithm"] = c.algorithm.name();
   j["params"] = c.algorithm.shown;
   j["n"] = c.nodes;
   j["axes"] = c.axes;
   return j;
 }
 
+Json ParamJson(const ParamValue& v) {
+  if (const uint64_t* u = std::get_if<uint64_t>(&v)) return *u;
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  return std::get<std::string>(v);
+}
+
+Json ParameterEntry(const ParamSpec& p) {
+  Json j = Json::object();
+  j["name"] = p.name;
+  j["type"] = p.type == ParamType::kInteger  ? "integer"
+              : p.type == ParamType::kNumber ? "number"
+                                             : "string";
+  j["default"] = ParamJson(p.Default());
+  if (p.type != ParamType::kString) {
+    j["minimum"] = p.min;
+    j["maximum"] = p.max;
+  }
+  if (p.type == ParamType::kString && p.choices) {
+    j["choices"] = Json::array();
+    for (std::string_view c : p.choices()) j["choices"].push_back(c);
+  }
+  j["accepted"] = p.Accepted();
+  j["sweepable"] = p.sweepable;
+  j["doc"] = p.doc;
+  return j;
+}
+
+Json CapabilitiesJson(const Capabilities& c) {
+  return {{"weights", c.weights},          {"removal", c.arbitrary_removal ? "any" : "last_added"},
+          {"incremental", c.incremental},  {"exact_shares", c.exact_shares},
+          {"stateful", c.stateful},        {"minimal_disruption", c.minimal_disruption},
+          {"history_free", c.history_free}};
+}
+
 }  // namespace
+
+Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs) {
+  Json out = Json::array();
+  for (const AlgorithmSpec* spec : specs) {
+    Json params = Json::array();
+    for (const ParamSpec& p : spec->params) params.push_back(ParameterEntry(p));
+    out.push_back({{"name", spec->name},
+                   {"summary", spec->summary},
+                   {"paper", spec->paper},
+                   {"year", spec->year == 0 ? Json(nullptr) : Json(spec->year)},
+                   {"capabilities", CapabilitiesJson(spec->capabilities)},
+                   {"parameters", std::move(params)}});
+  }
+  return out;
+}
 
 Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
                   const std::vector<const CaseResult*>& results, const Shard& shard,
@@ -42,53 +91,54 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
   doc["scenario"] = s.resolved;
   doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
   doc["provenance"] = provenance;
-  Json jcases = Json::array(), rows = Json::array(), summary = Json::array(),
-       nodes = Json::array(), transitions = Json::array();
+  doc["algorithms"] = AlgorithmCatalog(s.algorithms());
+  Json jcases = Json::array(), rows = Json::array(), summary = Json::array(), nodes = Json::array(),
+       transitions = Json::array();
   for (size_t k = 0; k < cases.size(); ++k) {
     const CaseSpec& c = *cases[k];
     const CaseResult& r = *results[k];
     Json header = CaseHeader(c);
     Json jc = header;
     jc["seed"] = std::to_string(c.seed);
-    jc["workload"] = c.workload.shown;
+    jc["workload"] = c.workload_shown;
     jc["status"] = r.status;
     jc["message"] = r.message;
     jc["steps"] = r.step_events;
     jcases.push_back(jc);
     // Tidy rows, and the values per (step, metric) for the summary.
-    std::map<std::pair<uint32_t, std::string_view>, std::vector<double>> by_key;
-    std::vector<std::pair<uint32_t, std::string_view>> key_order;
+    std::map<std::pair<uint32_t, const MetricSpec*>, std::vector<double>> by_key;
+    std::vector<std::pair<uint32_t, const MetricSpec*>> key_order;
     for (const MetricRow& m : r.rows) {
-      const MetricInfo* info = FindMetric(m.metric);
+      const MetricSpec& info = m.metric.spec();
       Json row = header;
       row["trial"] = m.trial;
       row["step"] = m.step;
       row["event"] = m.step < r.step_events.size() ? r.step_events[m.step] : "";
-      row["metric"] = m.metric;
+      row["metric"] = info.name;
       row["value"] = Number(m.value);
-      row["unit"] = info ? info->unit : "";
-      row["deterministic"] = info ? info->deterministic : false;
+      row["unit"] = info.unit;
+      row["deterministic"] = info.deterministic;
       rows.push_back(std::move(row));
-      auto key = std::make_pair(m.step, m.metric);
+      auto key = std::make_pair(m.step, &info);
       auto [it, inserted] = by_key.try_emplace(key);
       if (inserted) key_order.push_back(key);
       if (std::isfinite(m.value)) it->second.push_back(m.value);
     }
     for (const auto& key : key_order) {
       const std::vector<double>& values = by_key[key];
-      const MetricInfo* info = FindMetric(key.second);
+      const MetricSpec& info = *key.second;
       Summary sm = Summarize(values);
       Json row = header;
       row["step"] = key.first;
       row["event"] = key.first < r.step_events.size() ? r.step_events[key.first] : "";
-      row["metric"] = key.second;
+      row["metric"] = info.name;
       row["trials"] = sm.count;
       row["mean"] = sm.count ? Number(sm.mean) : Json(nullptr);
       row["stddev"] = sm.count > 1 ? Number(sm.stddev) : Json(nullptr);
       row["ci95_low"] = sm.count > 1 ? Number(sm.mean - sm.ci95_half) : Json(nullptr);
       row["ci95_high"] = sm.count > 1 ? Number(sm.mean + sm.ci95_half) : Json(nullptr);
-      row["unit"] = info ? info->unit : "";
-      row["deterministic"] = info ? info->deterministic : false;
+      row["unit"] = info.unit;
+      row["deterministic"] = info.deterministic;
       summary.push_back(std::move(row));
     }
     for (const NodeRow& nr : r.nodes) {
@@ -240,8 +290,8 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
     uint32_t c = docs[i]["shard"]["count"].get<uint32_t>();
     uint32_t idx = docs[i]["shard"]["index"].get<uint32_t>();
     if (c != count) {
-      throw UsageError(paths[i] + ": /shard/count: found " + std::to_string(c) + "; accepted: " +
-                       std::to_string(count) + " (as in " + paths[0] + ")");
+      throw UsageError(paths[i] + ": /shard/count: found " + std::to_string(c) +
+                       "; accepted: " + std::to_string(count) + " (as in " + paths[0] + ")");
     }
     if (!seen.insert(idx).second) {
       throw UsageError(paths[i] + ": /shard/index: shard " + std::to_string(idx) + " given twice");
@@ -271,6 +321,7 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
   }
   prov["merged_from"] = from;
   out["provenance"] = prov;
+  out["algorithms"] = docs[0]["algorithms"];  // every shard lists the scenario's algorithms
   // Tables: stable merge by case_index keeps each case's own order.
   for (const char* table : {"cases", "rows", "summary", "nodes", "transitions"}) {
     std::vector<const Json*> all;

@@ -2,7 +2,6 @@
 // valijson, the schema being embedded in the binary at build time.
 #include <mutex>
 #include <string>
-
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
@@ -24,9 +23,8 @@ constexpr char kResultsSchemaText[] =
 #include "results_schema.inc"
     ;
 
-const valijson::Schema& Compile(const char* text) {
+const valijson::Schema& Compile(const nlohmann::json& doc) {
   auto* s = new valijson::Schema;  // lives for the process; compiled once
-  const nlohmann::json doc = nlohmann::json::parse(text);
   valijson::SchemaParser parser;
   valijson::adapters::NlohmannJsonAdapter adapter(doc);
   parser.populateSchema(adapter, *s);
@@ -34,12 +32,12 @@ const valijson::Schema& Compile(const char* text) {
 }
 
 const valijson::Schema& CompiledSchema() {
-  static const valijson::Schema& schema = Compile(kSchemaText);
+  static const valijson::Schema& schema = Compile(nlohmann::json::parse(ScenarioSchema().dump()));
   return schema;
 }
 
 const valijson::Schema& CompiledResultsSchema() {
-  static const valijson::Schema& schema = Compile(kResultsSchemaText);
+  static const valijson::Schema& schema = Compile(nlohmann::json::parse(kResultsSchemaText));
   return schema;
 }
 
@@ -99,7 +97,8 @@ void ValidateResultsText(const std::string& text, const std::string& path) {
     doc = nlohmann::json::parse(text,
                                 [&path](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
                                   if (depth > 64) {
-                                    throw UsageError(path + ": JSON nested more than 64 levels "
+                                    throw UsageError(path +
+                                                     ": JSON nested more than 64 levels "
                                                      "deep; accepted: a chsim result file");
                                   }
                                   return true;

@@ -8,7 +8,6 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
-#include <thread>
 #include <unordered_set>
 
 #include "chsim/algorithm.h"
@@ -16,6 +15,7 @@
 #include "chsim/ring.h"
 #include "chsim/sim/errors.h"
 #include "chsim/sim/rng.h"
+#include "chsim/sim/thread_pool.h"
 
 namespace chsim::sim {
 namespace {
@@ -108,14 +108,8 @@ TuneEstimate Summarize(uint32_t points, const std::string& method, const Draws& 
 // Runs f(i) for i in [0, count) on `threads` threads; f writes only slot i.
 template <typename F>
 void ParallelFor(uint32_t count, int threads, F&& f) {
-  std::atomic<uint32_t> next{0};
-  auto worker = [&] {
-    for (uint32_t i; (i = next.fetch_add(1)) < count;) f(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (auto& t : pool) t.join();
+  sim::ParallelFor(count, static_cast<unsigned>(std::max(1, threads)),
+                   [&f](unsigned, uint64_t i) { f(static_cast<uint32_t>(i)); });
 }
 
 class Tuner {
@@ -573,13 +567,7 @@ TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
     return r.nodes.empty() ? DrawNodeNames(r.seed, n, draw) : r.nodes;
   };
   auto params_for = [&](uint32_t value) {
-    AlgorithmParams p;
-    p.hasher = r.hasher;
-    if (maglev)
-      p.table_size = value;
-    else
-      p.probes = value;
-    return p;
+    return Params{{"hasher", r.hasher}, {maglev ? "table_size" : "probes", uint64_t{value}}};
   };
   // One draw's figure: max/mean (exact shares for maglev, r.keys sampled
   // keys for multi_probe) or maglev's excess churn on removing node draw % n.

@@ -68,8 +68,7 @@ TEST(Balance, AnchorAndMementoStayAtTheFloorAfterArbitraryRemovals) {
 TEST(Balance, RingRelativeStdIsAboutOneOverSqrtPoints) {
   for (uint32_t v : {40u, 160u, 640u}) {
     SCOPED_TRACE(v);
-    AlgorithmParams p;
-    p.points_per_node = v;
+    Params p{{"points_per_node", uint64_t{v}}};
     auto a = MakeAlgorithm("ring", MakeNumberedNodes(kNodes), p);
     const double expected = 1 / std::sqrt(static_cast<double>(v));
     auto shares = a->StructuralShares();
@@ -92,8 +91,7 @@ TEST(Balance, RingRelativeStdIsAboutOneOverSqrtPoints) {
 TEST(Balance, MaglevEntriesPerNodeWithinOnePercent) {
   for (auto [n, m] : {std::pair<uint32_t, uint64_t>{100, 65537}, {1000, 100003}}) {
     SCOPED_TRACE(n);
-    AlgorithmParams p;
-    p.table_size = m;
+    Params p{{"table_size", uint64_t{m}}};
     auto a = MakeAlgorithm("maglev", MakeNumberedNodes(n), p);
     const LoadStats s = Stats(*a->StructuralShares(), a->live_ids());
     EXPECT_LT(s.max / s.mean, 1.01);
@@ -113,8 +111,7 @@ TEST(Balance, MultiProbePeakToMean) {
   auto a = MakeAlgorithm("multi_probe", MakeNumberedNodes(kNodes));
   const LoadStats s = Stats(Counts(*a), a->live_ids());
   EXPECT_LT(s.max / s.mean, 1.2);
-  AlgorithmParams one;
-  one.probes = 1;
+  Params one{{"probes", uint64_t{1}}};
   auto b = MakeAlgorithm("multi_probe", MakeNumberedNodes(kNodes), one);
   EXPECT_GT(Stats(Counts(*b), b->live_ids()).max / s.mean, 2.5) << "probes must matter";
 }

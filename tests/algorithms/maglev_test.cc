@@ -54,8 +54,7 @@ TEST(Maglev, PermutationsAreValidAndTablesFull) {
 // departure shifts more of the later claims. The test asserts the total is
 // clearly above the minimum (> 1.2x) and below 6x, and prints the figures.
 double MovedFraction(uint32_t n, uint64_t m, uint32_t victim, double* minimum) {
-  AlgorithmParams p;
-  p.table_size = m;
+  Params p{{"table_size", uint64_t{m}}};
   auto a = MakeAlgorithm("maglev", MakeNumberedNodes(n), p);
   // Entry s receives the hash values congruent to s mod M: probing h = s
   // visits each entry once.
@@ -88,8 +87,7 @@ TEST(Maglev, RemovalRemapExceedsTheMinimum) {
 
 TEST(Maglev, RebuildEqualsAFreshBuildOverTheLiveNodes) {
   auto nodes = MakeNumberedNodes(20);
-  AlgorithmParams p;
-  p.table_size = 1009;
+  Params p{{"table_size", uint64_t{1009}}};
   auto a = MakeAlgorithm("maglev", nodes, p);
   a->Remove(5);
   std::vector<Node> live = nodes;

@@ -86,9 +86,7 @@ TEST(Reference, RingEqualsABruteForceFromTheDefinition) {
   for (std::string_view hasher : {"xxh3", "md5", "fnv1a_32"}) {
     SCOPED_TRACE(std::string(hasher));
     auto nodes = MakeNumberedNodes(12);
-    AlgorithmParams p;
-    p.hasher = std::string(hasher);
-    p.points_per_node = 100;
+    Params p{{"hasher", std::string(hasher)}, {"points_per_node", uint64_t{100}}};
     auto a = MakeAlgorithm("ring", nodes, p);
     const Hasher& h = GetHasher(hasher);
     const BruteForceRing brute(h, 100, nodes);
@@ -250,12 +248,12 @@ TEST(Reference, ModuloAndItsExactShares) {
 TEST(Reference, LocateBatchEqualsLocate) {
   const auto keys = testing::KeyHashes(5000);
   std::vector<uint32_t> out(keys.size());
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    auto a = MakeAlgorithm(info.name, MakeNumberedNodes(25));
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    auto a = MakeAlgorithm(info->name, MakeNumberedNodes(25));
     a->LocateBatch(keys, out);
-    for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], a->Locate(keys[i])) << info.name;
-    EXPECT_GT(a->MemoryBytes(), 0u) << info.name;
-    EXPECT_EQ(a->StructuralShares().has_value(), info.capabilities.exact_shares) << info.name;
+    for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], a->Locate(keys[i])) << info->name;
+    EXPECT_GT(a->MemoryBytes(), 0u) << info->name;
+    EXPECT_EQ(a->StructuralShares().has_value(), info->capabilities.exact_shares) << info->name;
   }
 }
 
@@ -263,8 +261,7 @@ TEST(Reference, NodeSeedsFollowTheHasher) {
   // A different hasher gives different node seeds, hence a different map.
   const auto keys = testing::KeyHashes(2000);
   for (std::string_view name : {"rendezvous", "maglev", "multi_probe"}) {
-    AlgorithmParams md5;
-    md5.hasher = "md5";
+    Params md5{{"hasher", std::string("md5")}};
     auto a = MakeAlgorithm(name, MakeNumberedNodes(20));
     auto b = MakeAlgorithm(name, MakeNumberedNodes(20), md5);
     size_t differ = 0;

@@ -1,6 +1,7 @@
 // Registry: names, unknown names, ids, shared error paths.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "chsim/algorithm.h"
@@ -12,10 +13,10 @@ namespace {
 
 TEST(Registry, EveryListedAlgorithmBuildsAndLocates) {
   auto nodes = MakeNumberedNodes(10);
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    SCOPED_TRACE(std::string(info.name));
-    auto a = MakeAlgorithm(info.name, nodes);
-    EXPECT_EQ(a->name(), info.name);
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    SCOPED_TRACE(std::string(info->name));
+    auto a = MakeAlgorithm(info->name, nodes);
+    EXPECT_EQ(a->name(), info->name);
     EXPECT_EQ(a->num_nodes(), 10u);
     std::vector<uint32_t> expect_ids(10);
     for (uint32_t i = 0; i < 10; ++i) expect_ids[i] = i;
@@ -43,47 +44,49 @@ TEST(Registry, UnknownNameListsValidOnes) {
 
 TEST(Registry, UnknownHasherIsAnError) {
   auto nodes = MakeNumberedNodes(3);
-  AlgorithmParams p;
-  p.hasher = "nope";
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    EXPECT_THROW(MakeAlgorithm(info.name, nodes, p), std::invalid_argument) << info.name;
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    for (const ParamSpec& param : info->params) {
+      if (param.choices == nullptr) continue;
+      const auto choices = param.choices();
+      if (std::find(choices.begin(), choices.end(), "xxh3") == choices.end()) continue;
+      Params p;
+      p.Set(param.name, std::string("nope"));
+      EXPECT_THROW(MakeAlgorithm(info->name, nodes, p), std::invalid_argument) << info->name;
+    }
   }
 }
 
 TEST(Registry, EmptyAndDuplicateListsAreErrors) {
   auto nodes = MakeNumberedNodes(3);
   nodes[2].label = nodes[0].label;
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    EXPECT_THROW(MakeAlgorithm(info.name, std::span<const Node>()), std::invalid_argument)
-        << info.name;
-    EXPECT_THROW(MakeAlgorithm(info.name, nodes), std::invalid_argument) << info.name;
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    EXPECT_THROW(MakeAlgorithm(info->name, std::span<const Node>()), std::invalid_argument)
+        << info->name;
+    EXPECT_THROW(MakeAlgorithm(info->name, nodes), std::invalid_argument) << info->name;
   }
 }
 
 TEST(Registry, IdsAreIssuedInOrderAndNeverReused) {
   auto nodes = MakeNumberedNodes(4);
   auto extra = MakeNumberedNodes(3, 100);
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    SCOPED_TRACE(std::string(info.name));
-    auto a = MakeAlgorithm(info.name, nodes);
-    const Capabilities c = a->capabilities();
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    SCOPED_TRACE(std::string(info->name));
+    auto a = MakeAlgorithm(info->name, nodes);
     EXPECT_EQ(a->Add(extra[0]), 4u);
-    if (c.arbitrary_removal || c.lifo_removal) {
-      a->Remove(4);
-      EXPECT_EQ(a->Add(extra[1]), 5u);
-      EXPECT_EQ(a->live_ids(), (std::vector<uint32_t>{0, 1, 2, 3, 5}));
-      EXPECT_THROW(a->Remove(4), std::invalid_argument);   // dead
-      EXPECT_THROW(a->Remove(77), std::invalid_argument);  // never issued
-    }
+    a->Remove(4);  // the last added: every algorithm can remove it
+    EXPECT_EQ(a->Add(extra[1]), 5u);
+    EXPECT_EQ(a->live_ids(), (std::vector<uint32_t>{0, 1, 2, 3, 5}));
+    EXPECT_THROW(a->Remove(4), std::invalid_argument);      // dead
+    EXPECT_THROW(a->Remove(77), std::invalid_argument);     // never issued
     EXPECT_THROW(a->Add(nodes[1]), std::invalid_argument);  // live label again
   }
 }
 
 TEST(Registry, RemovingTheOnlyNodeIsRefused) {
   auto nodes = MakeNumberedNodes(1);
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    auto a = MakeAlgorithm(info.name, nodes);
-    EXPECT_THROW(a->Remove(0), Unsupported) << info.name;
+  for (const AlgorithmSpec* info : AllAlgorithms()) {
+    auto a = MakeAlgorithm(info->name, nodes);
+    EXPECT_THROW(a->Remove(0), Unsupported) << info->name;
     EXPECT_EQ(a->num_nodes(), 1u);
   }
 }

@@ -117,8 +117,7 @@ Outcome FailAndRestore(std::string_view algorithm, uint64_t seed, bool lifo, boo
 class HistoryFree : public ::testing::TestWithParam<std::string_view> {};
 
 TEST_P(HistoryFree, RestoringInAnyOrderBringsEveryKeyBack) {
-  const AlgorithmInfo* info = nullptr;
-  for (const AlgorithmInfo& i : AllAlgorithms()) info = i.name == GetParam() ? &i : info;
+  const AlgorithmSpec* info = FindAlgorithm(GetParam());
   ASSERT_NE(info, nullptr);
   for (uint64_t seed : {1, 2, 3}) {
     const Outcome o =

@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const chsim::sim::CaseSpec& c = s.cases[i];
     if (c.index != i || c.id.empty() || !ids.insert(c.id).second) std::abort();
     if (c.nodes < 1 || c.nodes > 1'000'000) std::abort();
-    if (c.workload.keys > 1'000'000'000'000ULL) std::abort();
+    if (c.workload->indexed() && c.workload->units() > 1'000'000'000'000ULL) std::abort();
   }
   // The resolved scenario is itself a valid scenario with the same cases.
   std::string resolved = s.resolved.dump();

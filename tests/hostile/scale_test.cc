@@ -161,9 +161,10 @@ class AlgorithmScale : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AlgorithmScale, HundredThousandNodesBuildAndLookUp) {
   const std::vector<Node> nodes = MakeNumberedNodes(kNodes);
-  AlgorithmParams params;
-  params.points_per_node = 160;
-  params.table_size = 10'000'019;  // maglev: a prime >= 100 n (Eisenbud et al. suggest M >> n)
+  Params params;
+  if (GetParam() == "maglev") {
+    params.Set("table_size", uint64_t{10'000'019});  // a prime >= 100 n (Eisenbud et al.: M >> n)
+  }
   auto t0 = std::chrono::steady_clock::now();
   std::unique_ptr<Algorithm> algo = MakeAlgorithm(GetParam(), nodes, params);
   const double build_s = Seconds(t0);
@@ -196,7 +197,7 @@ TEST_P(AlgorithmScale, HundredThousandNodesBuildAndLookUp) {
 
 std::vector<std::string> AlgorithmNames() {
   std::vector<std::string> names;
-  for (const AlgorithmInfo& a : AllAlgorithms()) names.emplace_back(a.name);
+  for (const AlgorithmSpec* a : AllAlgorithms()) names.emplace_back(a->name);
   return names;
 }
 

@@ -219,7 +219,7 @@ def test_bad_input(tmp):
         ({**SMALL, "algorithms": [{"algorithm": "ring", "hasher": "xxh4"}]}, "/algorithms/0/hasher"),
         ({**SMALL, "events": [{"op": "explode"}]}, "/events/0/op"),
         ({**SMALL, "workload": {"type": "file", "path": "nope.txt"}}, "/workload/path"),
-        ({**SMALL, "on_unsupported": "error"}, "/algorithms/2"),  # jump, random removal
+        ({**SMALL, "on_unsupported": "error"}, "/events/1"),  # jump, random removal (the plan)
         ({**SMALL, "events": [{"op": "remove", "nodes": ["10.9.9.9:1"]}]}, "/events/0"),
         ("{ not json", "not valid JSON"),
         # 10^12 keys per case is valid JSON but hours of work: refused without --force.

@@ -47,11 +47,17 @@ TEST(MetricsTest, MinimalMovesIsTotalVariation) {
 
 TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
   std::set<std::string> names;
-  for (const MetricInfo& m : AllMetrics()) {
+  for (const MetricSpec& m : AllMetrics()) {
     EXPECT_TRUE(names.insert(std::string(m.name)).second) << m.name;
     EXPECT_EQ(FindMetric(m.name), &m);
+    EXPECT_EQ(Metric("sampled.cv").name(), "sampled.cv");
     EXPECT_FALSE(m.unit.empty());
-    EXPECT_FALSE(m.description.empty());
+    EXPECT_FALSE(m.meaning.empty());
+    const std::string prefix = std::string(m.name).substr(0, std::string(m.name).find('.'));
+    EXPECT_EQ(m.group, prefix == "nodes"                             ? ""
+                       : prefix == "remap" || prefix == "throughput" ? prefix
+                                                                     : "balance")
+        << m.name;
     bool timing = std::string(m.name).rfind("throughput.", 0) == 0 &&
                   m.name != "throughput.memory_bytes_per_node";
     EXPECT_EQ(m.deterministic, !timing) << m.name;

@@ -185,7 +185,7 @@ TEST(ResultsDocsTest, ReadmeDocumentsEveryMetricAndField) {
     q.push_back('`');
     return q;
   };
-  for (const MetricInfo& m : AllMetrics()) {
+  for (const MetricSpec& m : AllMetrics()) {
     EXPECT_NE(readme.find(quoted(m.name)), std::string::npos) << m.name;
   }
   Scenario s = ParseScenario(kScenario, "merge.json");

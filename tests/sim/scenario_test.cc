@@ -10,6 +10,7 @@
 #include <string>
 
 #include "chsim/sim/errors.h"
+#include "chsim/sim/plan.h"
 
 namespace chsim::sim {
 namespace {
@@ -33,10 +34,12 @@ TEST(ScenarioTest, ExpandsInDocumentedOrder) {
   EXPECT_EQ(s.cases[8].id, "ring(hasher=md5,points_per_node=40)/n=20/workload.exponent=0.9");
   EXPECT_EQ(s.cases[16].id, "jump/n=10/workload.exponent=0.9");
   for (size_t i = 0; i < s.cases.size(); ++i) EXPECT_EQ(s.cases[i].index, i);
-  EXPECT_EQ(s.cases[0].algorithm.key_hasher, "md5");   // ring: keys hashed like points
-  EXPECT_EQ(s.cases[16].algorithm.key_hasher, "xxh3");
-  EXPECT_EQ(s.cases[3].workload.exponent, 1.1);
-  EXPECT_EQ(s.cases[3].algorithm.params.points_per_node, 160u);
+  EXPECT_EQ(s.cases[0].algorithm.key_hasher->name, "md5");  // ring: keys hashed like points
+  EXPECT_EQ(s.cases[16].algorithm.key_hasher->name, "xxh3");
+  EXPECT_EQ(s.cases[3].axes["workload.exponent"], 1.1);
+  EXPECT_EQ(s.cases[3].algorithm.params.Integer("points_per_node"), 160u);
+  EXPECT_EQ(s.cases[3].algorithm.shown,
+            Json({{"hasher", "md5"}, {"points_per_node", 160}, {"key_hasher", "md5"}}));
 }
 
 TEST(ScenarioTest, CaseSeedsDependOnIdNotPosition) {
@@ -60,14 +63,14 @@ TEST(ScenarioTest, ResolvedScenarioHasDefaults) {
   EXPECT_EQ(s.resolved["workload"]["type"], "uniform");
   EXPECT_EQ(s.resolved["on_unsupported"], "error");
   EXPECT_EQ(s.resolved["metrics"], Json({"balance", "remap"}));
-  EXPECT_EQ(s.cases[0].algorithm.params.table_size, 65537u);
-  EXPECT_EQ(AutoMaglevTableSize(1000), 100003u);
+  EXPECT_EQ(s.cases[0].algorithm.params.Integer("table_size"), 65537u);
+  EXPECT_EQ(GetAlgorithm("maglev").FindParam("table_size")->auto_value(1000), 100003u);
 }
 
-// Parses `text` and returns the error message (fails the test if none).
+// Parses and plans `text` and returns the error message (fails the test if none).
 std::string ErrorOf(const std::string& text) {
   try {
-    ParseScenario(text, "bad.json");
+    PlanScenario(ParseScenario(text, "bad.json"));
   } catch (const UsageError& e) {
     std::string m = e.what();
     EXPECT_EQ(m.find('\n'), std::string::npos) << m;
@@ -91,10 +94,13 @@ TEST(ScenarioTest, BadInputsNamePointerFoundAndAccepted) {
   EXPECT_NE(m.find("did you mean 'trials'"), std::string::npos) << m;
 
   m = ErrorOf(With("\"count\": [10, 20]", "\"count\": [10, -20]"));
-  EXPECT_NE(m.find("/nodes/count/1: found -20; accepted: an integer 1..1000000"), std::string::npos) << m;
+  EXPECT_NE(m.find("/nodes/count/1: found -20; accepted: an integer 1..1000000"), std::string::npos)
+      << m;
 
   m = ErrorOf(With("\"hasher\": [\"md5\", \"xxh3\"]", "\"hasher\": [\"md5\", \"xxh4\"]"));
-  EXPECT_NE(m.find("/algorithms/0/hasher/1: found \"xxh4\"; accepted: one of md5"), std::string::npos) << m;
+  EXPECT_NE(m.find("/algorithms/0/hasher/1: found \"xxh4\"; accepted: one of md5"),
+            std::string::npos)
+      << m;
 
   m = ErrorOf(With("\"algorithm\": \"jump\"", "\"algorithm\": \"jumpy\""));
   EXPECT_NE(m.find("/algorithms/1/algorithm: found \"jumpy\""), std::string::npos) << m;
@@ -125,23 +131,27 @@ TEST(ScenarioTest, BadInputsNamePointerFoundAndAccepted) {
 
   m = ErrorOf(R"({"schema_version": 1, "name": "x", "nodes": {"count": 3},
                   "algorithms": [{"algorithm": "maglev", "table_size": 65536}]})");
-  EXPECT_NE(m.find("/algorithms/0/table_size: found 65536; accepted: a prime"), std::string::npos) << m;
+  EXPECT_NE(m.find("/algorithms/0/table_size: found 65536; accepted: a prime"), std::string::npos)
+      << m;
 }
 
 TEST(ScenarioTest, CapabilitiesAreAskedBeforeRunning) {
-  // jump cannot drop a middle node: refused up front unless a fallback is chosen.
+  // jump cannot drop a middle node: refused by the plan unless a fallback is chosen.
   std::string text = R"({"schema_version": 1, "name": "x", "nodes": {"count": 5},
                          "algorithms": [{"algorithm": "jump"}],
-                         "events": [{"op": "remove", "random": 1}]})";
+                         "events": [{"op": "remove", "nodes": ["10.0.0.2:11211"]}]})";
   std::string m = ErrorOf(text);
-  EXPECT_NE(m.find("/algorithms/0: jump can only remove the last node"), std::string::npos) << m;
+  EXPECT_NE(m.find("/events/0: jump cannot remove 10.0.0.2:11211 (jump: can only remove the most "
+                   "recently added live node"),
+            std::string::npos)
+      << m;
   std::string rebuild = text;
   rebuild.insert(rebuild.size() - 1, ", \"on_unsupported\": \"rebuild\"");
-  EXPECT_NO_THROW(ParseScenario(rebuild, "x.json"));
+  EXPECT_NO_THROW(PlanScenario(ParseScenario(rebuild, "x.json")));
   // LIFO removal is fine.
   std::string lifo = text;
-  lifo.replace(lifo.find("\"random\""), 8, "\"last\"");
-  EXPECT_NO_THROW(ParseScenario(lifo, "x.json"));
+  lifo.replace(lifo.find("\"nodes\": [\"10.0.0.2:11211\"]"), 27, "\"last\": 1");
+  EXPECT_NO_THROW(PlanScenario(ParseScenario(lifo, "x.json")));
   // Weights on an unweighted algorithm.
   m = ErrorOf(R"({"schema_version": 1, "name": "x", "nodes": {"count": 2, "weights": [1, 2]},
                   "algorithms": [{"algorithm": "jump"}]})");

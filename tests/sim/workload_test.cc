@@ -17,37 +17,32 @@
 namespace chsim::sim {
 namespace {
 
-WorkloadConfig Config(WorkloadConfig::Type type, const std::string& shape) {
-  WorkloadConfig c;
-  c.type = type;
-  c.keys = 1000;
-  c.requests = 5000;
-  c.shape = shape;
-  return c;
+// A generated workload of `type` with 1000 keys, 5000 requests (zipf).
+std::shared_ptr<const Workload> Make(std::string_view type, const std::string& shape,
+                                     Json extra = Json::object()) {
+  Json f = {{"keys", 1000}, {"requests", 5000}, {"exponent", 1.0}, {"shape", shape}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) f[it.key()] = it.value();
+  return MakeWorkload(type, f);
 }
 
 TEST(WorkloadTest, SequentialKeysAreNumbered) {
-  WorkloadConfig c = Config(WorkloadConfig::Type::kSequential, "user:{i}");
-  c.start = 100;
-  c.step = 3;
-  Workload w(c, 1);
+  auto w = Make("sequential", "user:{i}", {{"start", 100}, {"step", 3}});
   std::string key;
-  w.KeyAt(0, &key);
+  w->KeyAt(1, 0, &key);
   EXPECT_EQ(key, "user:100");
-  w.KeyAt(2, &key);
+  w->KeyAt(1, 2, &key);
   EXPECT_EQ(key, "user:106");
-  EXPECT_EQ(w.units(), 1000u);
+  EXPECT_EQ(w->units(), 1000u);
 }
 
 TEST(WorkloadTest, UniformKeysAreStatelessAndSeeded) {
-  Workload a(Config(WorkloadConfig::Type::kUniform, "user:{n}"), 5);
-  Workload b(Config(WorkloadConfig::Type::kUniform, "user:{n}"), 5);
-  Workload c(Config(WorkloadConfig::Type::kUniform, "user:{n}"), 6);
+  auto a = Make("uniform", "user:{n}");
+  auto b = Make("uniform", "user:{n}");
   std::string x, y, z;
   for (uint64_t i : {999u, 0u, 500u}) {  // any order: no hidden state
-    a.KeyAt(i, &x);
-    b.KeyAt(i, &y);
-    c.KeyAt(i, &z);
+    a->KeyAt(5, i, &x);
+    b->KeyAt(5, i, &y);
+    a->KeyAt(6, i, &z);
     EXPECT_EQ(x, y);
     EXPECT_NE(x, z);
     EXPECT_EQ(x.rfind("user:", 0), 0u);
@@ -55,14 +50,14 @@ TEST(WorkloadTest, UniformKeysAreStatelessAndSeeded) {
 }
 
 TEST(WorkloadTest, ZipfRequestsRepeatHotKeys) {
-  Workload w(Config(WorkloadConfig::Type::kZipf, "item-{i}"), 9);
+  auto w = Make("zipf", "item-{i}");
   std::map<std::string, int> counts;
   std::string key;
-  for (uint64_t u = 0; u < w.units(); ++u) {
-    w.KeyAt(u, &key);
+  for (uint64_t u = 0; u < w->units(); ++u) {
+    w->KeyAt(9, u, &key);
     ++counts[key];
   }
-  EXPECT_EQ(w.units(), 5000u);
+  EXPECT_EQ(w->units(), 5000u);
   // Rank 1 ("item-0") has probability 1/H(1000) = 0.1336.
   EXPECT_NEAR(counts["item-0"] / 5000.0, 0.1336, 0.02);
   EXPECT_LE(counts.size(), 1000u);
@@ -74,12 +69,9 @@ TEST(WorkloadTest, FileStreamsKeysAndWeights) {
     std::ofstream f(path);
     f << "alpha 3\nbeta with spaces\t10\ngamma 0\n";
   }
-  WorkloadConfig c;
-  c.type = WorkloadConfig::Type::kFile;
-  c.path = path;
-  c.weighted = true;
+  Json c = {{"path", path}, {"weighted", true}};
   std::vector<std::pair<std::string, uint64_t>> seen;
-  Workload(c, 0).ForEachLine([&](std::string_view k, uint64_t w) {
+  MakeWorkload("file", c)->ForEachLine([&](std::string_view k, uint64_t w) {
     seen.emplace_back(std::string(k), w);
     return true;
   });
@@ -91,15 +83,21 @@ TEST(WorkloadTest, FileStreamsKeysAndWeights) {
     std::ofstream f(path);
     f << "ok 1\nbroken\n";
   }
-  try {
-    Workload(c, 0).ForEachLine([](std::string_view, uint64_t) { return true; });
-    ADD_FAILURE();
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+  for (bool plan : {false, true}) {  // Check (the plan) refuses what reading does
+    try {
+      if (plan) {
+        MakeWorkload("file", c)->Check();
+      } else {
+        MakeWorkload("file", c)->ForEachLine([](std::string_view, uint64_t) { return true; });
+      }
+      ADD_FAILURE();
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(path + ":2:"), std::string::npos) << e.what();
+    }
   }
-  c.weighted = false;  // unweighted: the whole line is the key
+  c["weighted"] = false;  // unweighted: the whole line is the key
   seen.clear();
-  Workload(c, 0).ForEachLine([&](std::string_view k, uint64_t w) {
+  MakeWorkload("file", c)->ForEachLine([&](std::string_view k, uint64_t w) {
     seen.emplace_back(std::string(k), w);
     return true;
   });

@@ -1,14 +1,21 @@
 // Algorithm: one consistent-hashing scheme behind a common interface, so the
 // simulator and the benchmarks can compare Ketama rings with jump, rendezvous,
-// maglev, multi-probe, bounded loads, anchor, memento and modulo.
+// maglev, multi-probe, bounded loads, anchor, memento and modulo; and
+// AlgorithmSpec: everything chsim knows about an algorithm, in one registry
+// row (name, summary, paper, capabilities, parameters, admission check,
+// factory). The scenario reader, the schema, `chsim list`, `chsim locate`, the
+// benchmarks and the result files all read these specs.
 //
 // Node identity: Locate returns a node id. The nodes given at construction get
 // ids 0..n-1 in list order; each Add gets the next unused id (n, n+1, ...); ids
 // are never reused, so results stay comparable across add/remove events.
 //
-// Each algorithm declares its Capabilities; asking for an unsupported
-// operation throws Unsupported (never a silent wrong answer). The simulator
-// asks first.
+// Refusals: asking for an unsupported operation throws Unsupported, a bad
+// argument std::invalid_argument; never a silent wrong answer. A refused Add or
+// Remove changes nothing. Every refusal an instance can make is predicted,
+// without building it, by the spec's admission check plus the node rules core
+// applies to every algorithm (MakeShadow), so a timeline can be planned before
+// anything runs.
 //
 // Thread-safety: const methods may run concurrently; Add/Remove/Assign need
 // exclusive access. Locate/LocateBatch are noexcept and allocation-free.
@@ -26,6 +33,7 @@
 #include <vector>
 
 #include "chsim/node.h"
+#include "chsim/params.h"
 
 namespace chsim {
 
@@ -36,14 +44,14 @@ class Unsupported : public std::runtime_error {
 };
 
 struct Capabilities {
-  bool weights = false;            // honours node weights
-  bool arbitrary_removal = false;  // Remove(any live id)
-  bool lifo_removal = false;       // Remove(last added live id) only
-  bool incremental = false;        // Add/Remove without a full rebuild
-  bool exact_shares = false;       // StructuralShares() is exact
-  bool stateful = false;           // answers depend on arrival order (use Assign)
+  bool weights = false;  // honours node weights (else a weight other than 1 is Unsupported)
+  // Remove(any live id). Otherwise only the most recently added live node can
+  // be removed (last in, first out; jump).
+  bool arbitrary_removal = false;
+  bool incremental = false;   // Add/Remove without a full rebuild
+  bool exact_shares = false;  // StructuralShares() is exact
+  bool stateful = false;      // answers depend on arrival order (use Assign)
   // Adding a node moves keys only to it; removing one moves only its keys.
-  // (Added after the first version of this interface; false by default.)
   bool minimal_disruption = false;
   // Answers depend only on the live nodes' labels and weights (up to ties
   // between hash values), not on the order of adds and removes: nodes that
@@ -57,28 +65,22 @@ struct Capabilities {
   bool history_free = false;
 };
 
-// Parameters an algorithm may read; each ignores what it does not use.
-struct AlgorithmParams {
-  std::string hasher = "xxh3";   // ring/multi_probe point hasher (registry name)
-  uint32_t points_per_node = 160;  // ring, bounded_load
-  uint64_t table_size = 65537;     // maglev (prime)
-  uint32_t probes = 21;            // multi_probe
-  double balance_factor = 1.25;    // bounded_load (c > 1)
-  uint32_t capacity = 0;           // anchor: 0 means 2 x initial nodes
-  uint64_t seed = 0;               // algorithms that need one
-};
+struct AlgorithmSpec;
 
 class Algorithm {
  public:
   virtual ~Algorithm() = default;
 
   virtual std::string_view name() const noexcept = 0;
+  // The spec's capabilities, narrowed where this instance cannot keep one
+  // (a weighted ring is not minimally disruptive).
   virtual Capabilities capabilities() const noexcept = 0;
 
   // Node id for a 64-bit key hash. REQUIRES: num_nodes() > 0.
   virtual uint32_t Locate(uint64_t key_hash) const noexcept = 0;
   // out[i] = Locate(hashes[i]). REQUIRES: out.size() >= hashes.size().
-  virtual void LocateBatch(std::span<const uint64_t> hashes, std::span<uint32_t> out) const noexcept {
+  virtual void LocateBatch(std::span<const uint64_t> hashes,
+                           std::span<uint32_t> out) const noexcept {
     for (size_t i = 0; i < hashes.size(); ++i) out[i] = Locate(hashes[i]);
   }
   // For stateful algorithms (bounded loads): place one more key and return its
@@ -92,32 +94,95 @@ class Algorithm {
   // Live node ids, ascending.
   virtual std::vector<uint32_t> live_ids() const = 0;
 
-  // Returns the new node's id. Throws Unsupported if not supported.
+  // Returns the new node's id. Throws Unsupported (a capacity reached, weights
+  // on an unweighted algorithm) or std::invalid_argument (a live label, weight
+  // 0, a size limit); nothing changes then.
   virtual uint32_t Add(const Node& node) = 0;
-  // Throws Unsupported (e.g. a middle node of jump) or std::invalid_argument
-  // (unknown or dead id).
+  // Throws Unsupported (a middle node of jump, the last live node) or
+  // std::invalid_argument (unknown or dead id); nothing changes then.
   virtual void Remove(uint32_t id) = 0;
 
   virtual size_t MemoryBytes() const noexcept = 0;
   // Exact share of the key space per node id (size = ids ever issued; dead ids
   // 0), when capabilities().exact_shares.
   virtual std::optional<std::vector<double>> StructuralShares() const { return std::nullopt; }
+  // Points per node v of a Karger ring whose equal nodes' shares follow the
+  // Gamma(v)/sum model (the simulator's theory.* columns); 0 for anything else,
+  // weighted rings included.
+  virtual double RingPointsPerNode() const noexcept { return 0; }
 };
 
-struct AlgorithmInfo {
-  std::string_view name;
-  std::string_view description;  // one line, cites the paper
-  std::string_view parameters;   // e.g. "table_size (prime, default 65537)"
-  Capabilities capabilities;
+// One step of an instance's life, as an admission check sees it: no instance,
+// only the node lists.
+struct TimelineStep {
+  enum class Op { kBuild, kAdd, kRemove };
+  Op op = Op::kBuild;
+  size_t built = 0;            // nodes the instance was built over
+  std::span<const Node> live;  // the live nodes after this step (kBuild: the build list)
 };
 
-std::span<const AlgorithmInfo> AllAlgorithms() noexcept;
+// What an algorithm is, in one registry row (core/src/algorithms/registry.cc).
+struct AlgorithmSpec {
+  std::string_view name = {};     // registry name: scenarios, --algorithm, results
+  std::string_view summary = {};  // one line
+  std::string_view paper = {};    // citation: authors, title, venue ("" for none)
+  int year = 0;                   // year of the paper (0 for none)
+  Capabilities capabilities = {};
+  std::span<const ParamSpec> params = {};  // in sweep and case-id order
 
-// Throws std::invalid_argument for an unknown name (listing the valid ones) or
-// bad parameters; Unsupported for weights on an algorithm without them.
-// REQUIRES: !nodes.empty().
+  // Largest node share / expected share (and smallest, inverted) that the
+  // algorithm keeps with its default parameters over 100 equal nodes; 1 for
+  // schemes whose shares are equal up to sampling. The conformance kit checks
+  // it within sampling error, weighted too when capabilities.weights.
+  double balance_bound = 1;
+  // MemoryBytes() an instance over `nodes` equal nodes uses, as documented
+  // (the kit checks it within a factor of 2 at several n).
+  double (*memory_bytes)(const Params& params, uint64_t nodes) = nullptr;
+  std::string_view memory_doc = {};  // the same in words, e.g. "8-12 bytes per point"
+
+  // The registry name of the hasher that turns keys into the 64-bit hashes
+  // Locate takes (a function of the parameters; e.g. a ring's point hasher).
+  std::string_view (*key_hasher)(const Params& params) = nullptr;
+  // Refuses, exactly as the instance would at `step`, what depends on the
+  // parameters and the node counts: sizes and feasibility (a table smaller
+  // than the nodes, a capacity reached, a ring over its point limit, a profile
+  // option). Throws std::invalid_argument or Unsupported with the message the
+  // instance gives; null when there is nothing to refuse. Node rules common to
+  // every algorithm (labels, weight 0, weights when unsupported, removal order,
+  // the last node) are core's and need no code here.
+  void (*admit)(const Params& params, const TimelineStep& step) = nullptr;
+  // Builds over `nodes` with resolved parameters. REQUIRES: Admit passed.
+  std::unique_ptr<Algorithm> (*make)(std::span<const Node> nodes, const Params& params) = nullptr;
+
+  // The parameter called `name`, or nullptr.
+  const ParamSpec* FindParam(std::string_view name) const noexcept;
+  // `given` checked (every name declared, every value accepted by its
+  // ParamSpec) and completed with the defaults, in spec order. Throws
+  // std::invalid_argument with the spec's message.
+  Params Resolve(const Params& given) const;
+  // Resolve, the node rules and Admit at build, then make. Throws
+  // std::invalid_argument or Unsupported.
+  std::unique_ptr<Algorithm> Make(std::span<const Node> nodes, const Params& given = {}) const;
+  // An instance that keeps only the node bookkeeping: construction, Add and
+  // Remove accept and refuse exactly what Make's instance would (same
+  // exception, same message, same ids), in O(live nodes) per step, without
+  // building the structure. Locate answers 0.
+  std::unique_ptr<Algorithm> MakeShadow(std::span<const Node> nodes,
+                                        const Params& given = {}) const;
+  // key_hasher(resolved), "xxh3" when the spec has no key_hasher function.
+  std::string_view KeyHasher(const Params& resolved) const;
+};
+
+// Every registered algorithm, in registry order.
+std::span<const AlgorithmSpec* const> AllAlgorithms() noexcept;
+// nullptr when no algorithm has that name.
+const AlgorithmSpec* FindAlgorithm(std::string_view name) noexcept;
+// Like FindAlgorithm, but throws std::invalid_argument naming the valid ones.
+const AlgorithmSpec& GetAlgorithm(std::string_view name);
+
+// GetAlgorithm(name).Make(nodes, params). REQUIRES: !nodes.empty().
 std::unique_ptr<Algorithm> MakeAlgorithm(std::string_view name, std::span<const Node> nodes,
-                                         const AlgorithmParams& params = {});
+                                         const Params& params = {});
 
 }  // namespace chsim
 

@@ -32,20 +32,28 @@
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kAnchorSpec;
+
 namespace {
 
-constexpr std::string_view kName = "anchor";
+// The anchor size a: the capacity parameter, 0 meaning twice the nodes built over.
+uint64_t Capacity(const Params& p, size_t built) {
+  const uint64_t c = p.Integer("capacity");
+  return c == 0 ? 2 * uint64_t{built} : c;
+}
 
-class Anchor final : public Algorithm {
+class Anchor final : public AlgorithmBase {
  public:
-  Anchor(std::span<const Node> nodes, uint32_t capacity)
-      : a_(capacity),
-        A_(capacity, 0),
-        K_(capacity),
-        L_(capacity),
-        W_(capacity),
+  Anchor(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kAnchorSpec, nodes, p),
+        a_(static_cast<uint32_t>(Capacity(p, nodes.size()))),
+        A_(a_, 0),
+        K_(a_),
+        L_(a_),
+        W_(a_),
         n_(static_cast<uint32_t>(nodes.size())),
-        nodes_(nodes, capacity) {
+        buckets_(nodes.size(), a_) {
     for (uint32_t b = 0; b < a_; ++b) K_[b] = L_[b] = W_[b] = b;
     for (uint32_t b = a_; b-- > n_;) {  // buckets n..a-1 start removed
       R_.push_back(b);
@@ -53,45 +61,38 @@ class Anchor final : public Algorithm {
     }
   }
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kAnchorCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return nodes_.IdAt(GetBucket(Mix64(key_hash)));
+    return buckets_.IdAt(GetBucket(Mix64(key_hash)));
   }
-  size_t num_nodes() const noexcept override { return nodes_.size(); }
-  std::vector<uint32_t> live_ids() const override { return nodes_.ids(); }
+  size_t MemoryBytes() const noexcept override {
+    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity()) *
+               sizeof(uint32_t) +
+           buckets_.MemoryBytes();
+  }
 
-  uint32_t Add(const Node& node) override {
-    nodes_.CheckNew(kName, node);
-    if (R_.empty()) {
-      throw Unsupported("anchor: capacity " + std::to_string(a_) +
-                        " reached; build with a larger capacity");
-    }
+ private:
+  void OnAdd(const Node&, uint32_t id) override {
     // ADDBUCKET: b <- R.pop(); A[b] <- 0; L[W[N]] <- N; W[L[b]] <- K[b] <- b; N <- N + 1.
+    // Admit guarantees R is not empty; Place is the only allocation, done first.
     const uint32_t b = R_.back();
+    buckets_.Place(b, id);
     R_.pop_back();
     A_[b] = 0;
     L_[W_[n_]] = n_;
     W_[L_[b]] = K_[b] = b;
     ++n_;
-    return nodes_.Place(b, node);
   }
-  void Remove(uint32_t id) override {
-    const uint32_t b = nodes_.Release(kName, id);
+  void OnRemove(size_t, uint32_t id) override {
     // REMOVEBUCKET: R.push(b); N <- N - 1; A[b] <- N; W[L[b]] <- K[b] <- W[N]; L[W[N]] <- L[b].
+    // The push is the only allocation, done first.
+    const uint32_t b = buckets_.BucketOf(id);
     R_.push_back(b);
+    buckets_.Release(id);
     --n_;
     A_[b] = n_;
     W_[L_[b]] = K_[b] = W_[n_];
     L_[W_[n_]] = L_[b];
   }
-  size_t MemoryBytes() const noexcept override {
-    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity()) *
-               sizeof(uint32_t) +
-           nodes_.MemoryBytes();
-  }
-
- private:
   // GETBUCKET(k): b <- hash(k) mod a; while A[b] > 0 { h <- h_b(k) mod A[b];
   // while A[h] >= A[b] { h <- K[h] }; b <- h }.
   uint32_t GetBucket(uint64_t k) const noexcept {
@@ -107,21 +108,64 @@ class Anchor final : public Algorithm {
   uint32_t a_;
   std::vector<uint32_t> A_, K_, L_, W_, R_;
   uint32_t n_;         // N: working buckets
-  BucketNodes nodes_;  // ids on the working buckets
+  BucketMap buckets_;  // ids on the working buckets
+};
+
+void Admit(const Params& p, const TimelineStep& step) {
+  const uint64_t capacity = Capacity(p, step.built);
+  const size_t n = step.live.size();
+  if (step.op == TimelineStep::Op::kBuild) {
+    if (capacity < n || capacity >= UINT32_MAX) {
+      throw std::invalid_argument("anchor: capacity " + std::to_string(capacity) +
+                                  " must be at least the " + std::to_string(n) +
+                                  " initial nodes (0 means twice that)");
+    }
+  } else if (n > capacity) {
+    throw Unsupported("anchor: capacity " + std::to_string(capacity) +
+                      " reached; build with a larger capacity");
+  }
+}
+
+constexpr ParamSpec kParams[] = {
+    kKeyHasherParam,
+    {.name = "capacity",
+     .type = ParamType::kInteger,
+     .doc = "most nodes the anchor holds (buckets a); 0 means twice the initial nodes",
+     .default_number = 0,
+     .min = 0,
+     .max = 2147483648.0},
 };
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewAnchor(std::span<const Node> nodes, const AlgorithmParams& p) {
-  CheckNodes(kName, nodes);
-  RequireUnweighted(kName, nodes);
-  uint64_t capacity = p.capacity == 0 ? 2 * uint64_t{nodes.size()} : p.capacity;
-  if (capacity < nodes.size() || capacity >= UINT32_MAX) {
-    throw std::invalid_argument("anchor: capacity " + std::to_string(capacity) +
-                                " must be at least the " + std::to_string(nodes.size()) +
-                                " initial nodes (0 means twice that)");
-  }
-  return std::make_unique<Anchor>(nodes, static_cast<uint32_t>(capacity));
-}
+constinit const AlgorithmSpec kAnchorSpec{
+    .name = "anchor",
+    .summary =
+        "AnchorHash, Algorithm 3 (minimal memory): any node removable, capacity fixed "
+        "at build",
+    .paper =
+        "Mendelson, Vargaftik, Barabash, Lorenz, Keslassy & Orda, \"AnchorHash: A "
+        "Scalable Consistent Hash\", IEEE/ACM Transactions on Networking 2021",
+    .year = 2021,
+    .capabilities = {.weights = false,
+                     .arbitrary_removal = true,
+                     .incremental = true,
+                     .exact_shares = false,
+                     .stateful = false,
+                     .minimal_disruption = true,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1,
+    .memory_bytes =
+        [](const Params& p, uint64_t n) {
+          return 20.0 * static_cast<double>(Capacity(p, n)) + 8.0 * static_cast<double>(n);
+        },
+    .memory_doc = "20-24 bytes per bucket of capacity, 8 per node",
+    .key_hasher = KeyHasherOrXxh3,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Anchor>(nodes, p);
+    },
+};
 
 }  // namespace chsim::algorithms_internal

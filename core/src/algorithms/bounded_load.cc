@@ -1,6 +1,6 @@
 // `bounded_load`: consistent hashing with bounded loads (Mirrokni, Thorup &
 // Zadimoghaddam, SODA 2018) on the research ring (ResearchProfile(hasher,
-// points)), with balance factor c = AlgorithmParams::balance_factor.
+// points)), with balance factor c = the balance_factor parameter.
 //
 // Stateful: Assign(k) places one key at the first node clockwise from k's
 // ring position whose load is below BoundedLoadCapacity(c, m + 1, n), m the
@@ -13,69 +13,57 @@
 // No weights (the paper's capacities are uniform): Unsupported.
 #include "chsim/algorithms/bounded_load.h"
 
-#include "chsim/profile.h"
 #include "chsim/ring.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kBoundedLoadSpec;
+
 namespace {
 
-constexpr std::string_view kName = "bounded_load";
+Profile BoundedProfile(const Params& p) {
+  return ResearchProfile(GetHasher(p.Text("hasher")),
+                         static_cast<uint32_t>(p.Integer("points_per_node")));
+}
 
-class BoundedLoad final : public Algorithm {
+class BoundedLoad final : public AlgorithmBase {
  public:
-  BoundedLoad(std::span<const Node> nodes, const AlgorithmParams& p)
-      : hasher_(&GetHasher(p.hasher)),
-        points_(p.points_per_node),
-        c_(p.balance_factor),
-        nodes_(nodes.begin(), nodes.end()),
-        loads_(nodes.size(), 0),
-        ids_(nodes.size()) {
-    Rebuild();
+  BoundedLoad(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kBoundedLoadSpec, nodes, p),
+        profile_(BoundedProfile(p)),
+        c_(p.Number("balance_factor")),
+        loads_(nodes.size(), 0) {
+    ring_ = Ring::Build(profile_, nodes_, false);
   }
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kBoundedLoadCapabilities; }
-  uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_.ids()[Choose(key_hash)];
-  }
+  uint32_t Locate(uint64_t key_hash) const noexcept override { return ids_[Choose(key_hash)]; }
   uint32_t Assign(uint64_t key_hash) override {
     size_t i = Choose(key_hash);
     ++loads_[i];
     ++placed_;
-    return ids_.ids()[i];
+    return ids_[i];
   }
   void ResetAssignments() override {
     std::fill(loads_.begin(), loads_.end(), 0);
     placed_ = 0;
   }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
-
-  uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    RequireUnweighted(kName, std::span<const Node>(&node, 1));
-    nodes_.push_back(node);
-    loads_.push_back(0);
-    uint32_t id = ids_.Issue();
-    Rebuild();
-    return id;
-  }
-  void Remove(uint32_t id) override {
-    size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
-    placed_ -= loads_[i];
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    loads_.erase(loads_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
-    Rebuild();
-  }
   size_t MemoryBytes() const noexcept override {
-    return ring_.MemoryBytes() + loads_.capacity() * sizeof(uint64_t) +
-           ids_.ids().capacity() * sizeof(uint32_t);
+    return ring_.MemoryBytes() + loads_.capacity() * sizeof(uint64_t) + IdBytes();
   }
 
  private:
+  void OnAdd(const Node&, uint32_t) override {
+    Ring ring = Ring::Build(profile_, nodes_, false);
+    loads_.push_back(0);
+    ring_ = std::move(ring);
+  }
+  void OnRemove(size_t i, uint32_t) override {
+    Ring ring = Ring::Build(profile_, nodes_, false);
+    placed_ -= loads_[i];
+    loads_.erase(loads_.begin() + static_cast<std::ptrdiff_t>(i));
+    ring_ = std::move(ring);
+  }
   // Index (into the live list) of the first node clockwise from the key's
   // ring position with room for one more key. Terminates within one lap:
   // c > 1 makes n * capacity >= m + 1 > placed, so some node has room.
@@ -91,31 +79,60 @@ class BoundedLoad final : public Algorithm {
     }
     return owners[0];  // unreachable (see above)
   }
-  void Rebuild() { ring_ = Ring::Build(ResearchProfile(*hasher_, points_), nodes_, false); }
 
-  const Hasher* hasher_;
-  uint32_t points_;
+  Profile profile_;
   double c_;
-  std::vector<Node> nodes_;      // live, parallel to ids_
   std::vector<uint64_t> loads_;  // parallel to nodes_
   uint64_t placed_ = 0;
-  IdSet ids_;
   Ring ring_;
+};
+
+void Admit(const Params& p, const TimelineStep& step) {
+  AdmitRing(BoundedProfile(p), step.live, false);
+}
+
+constexpr ParamSpec kParams[] = {
+    kHasherParam,
+    kKeyHasherParam,
+    kPointsParam,
+    {.name = "balance_factor",
+     .type = ParamType::kNumber,
+     .doc = "c: no node holds more than ceil(c m / n) of m keys; the paper uses 1 + eps",
+     .default_number = 1.25,
+     .min = 1,
+     .max = 100,
+     .min_exclusive = true},
 };
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewBoundedLoad(std::span<const Node> nodes, const AlgorithmParams& p) {
-  CheckNodes(kName, nodes);
-  RequireUnweighted(kName, nodes);
-  if (!(p.balance_factor > 1.0) || !(p.balance_factor <= 1e6)) {
-    throw std::invalid_argument("bounded_load: balance_factor must be > 1 (got " +
-                                std::to_string(p.balance_factor) + "); the paper uses 1 + eps");
-  }
-  if (p.points_per_node == 0) {
-    throw std::invalid_argument("bounded_load: points_per_node must be >= 1");
-  }
-  return std::make_unique<BoundedLoad>(nodes, p);
-}
+constinit const AlgorithmSpec kBoundedLoadSpec{
+    .name = "bounded_load",
+    .summary = "consistent hashing with bounded loads on a ring; stateful: keys placed in order",
+    .paper =
+        "Mirrokni, Thorup & Zadimoghaddam, \"Consistent Hashing with Bounded Loads\", "
+        "SODA 2018",
+    .year = 2018,
+    .capabilities = {.weights = false,
+                     .arbitrary_removal = true,
+                     .incremental = false,
+                     .exact_shares = false,
+                     .stateful = true,
+                     .minimal_disruption = false,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1.25,
+    .memory_bytes =
+        [](const Params& p, uint64_t n) {
+          return 10.0 * static_cast<double>(n * p.Integer("points_per_node")) +
+                 12.0 * static_cast<double>(n);
+        },
+    .memory_doc = "8-12 bytes per ring point, 12 per node (load, id)",
+    .key_hasher = KeyHasherOrXxh3,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<BoundedLoad>(nodes, p);
+    },
+};
 
 }  // namespace chsim::algorithms_internal

@@ -1,46 +1,177 @@
-// Helpers shared by the algorithms (internal.h).
+// What every algorithm shares (internal.h): the base class with the node
+// rules, the shadow instance, the shared parameter rows and ring admission.
 #include <string>
 #include <unordered_set>
 
+#include "chsim/ring.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+namespace {
 
-void CheckNodes(std::string_view algorithm, std::span<const Node> nodes) {
-  if (nodes.empty())
-    throw std::invalid_argument(std::string(algorithm) + " needs at least one node");
-  if (nodes.size() >= UINT32_MAX) {
-    throw std::invalid_argument(std::string(algorithm) + ": too many nodes");
+[[noreturn]] void Refuse(std::string_view algorithm, const std::string& what) {
+  throw std::invalid_argument(std::string(algorithm) + ": " + what);
+}
+
+void RequireUnweighted(std::string_view algorithm, const Node& n) {
+  if (n.weight != 1) {
+    throw Unsupported(std::string(algorithm) + " does not support weights (node '" + n.label +
+                      "' has weight " + std::to_string(n.weight) +
+                      "); use an algorithm with weights (chsim list), or drop the weights");
   }
+}
+
+}  // namespace
+
+void AlgorithmBase::AdmitBuild(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                               const Params& params) {
+  const std::string_view name = spec.name;
+  if (nodes.empty()) Refuse(name, "needs at least one node");
+  if (nodes.size() > kMaxNodes) Refuse(name, "at most 2^31 - 1 nodes");
   std::unordered_set<std::string_view> seen;
   for (const Node& n : nodes) {
-    if (n.weight == 0) {
-      throw std::invalid_argument(std::string(algorithm) + ": node '" + n.label + "' has weight 0");
-    }
+    if (n.weight == 0) Refuse(name, "node '" + n.label + "' has weight 0");
     if (!seen.insert(n.label).second) {
-      throw std::invalid_argument(std::string(algorithm) + ": node '" + n.label +
-                                  "' appears twice; labels must be unique");
+      Refuse(name, "node '" + n.label + "' appears twice; labels must be unique");
     }
   }
+  if (!spec.capabilities.weights) {
+    for (const Node& n : nodes) RequireUnweighted(name, n);
+  }
+  if (spec.admit) spec.admit(params, {TimelineStep::Op::kBuild, nodes.size(), nodes});
 }
 
-void CheckNewNode(std::string_view algorithm, std::span<const Node> live, const Node& node) {
-  if (node.weight == 0) {
-    throw std::invalid_argument(std::string(algorithm) + ": node '" + node.label +
-                                "' has weight 0");
-  }
-  for (const Node& n : live) {
+AlgorithmBase::AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                             const Params& params)
+    : nodes_(nodes.begin(), nodes.end()),
+      next_id_(static_cast<uint32_t>(nodes.size())),
+      spec_(&spec),
+      params_(params),
+      built_(nodes.size()) {
+  ids_.resize(nodes.size());
+  for (uint32_t i = 0; i < ids_.size(); ++i) ids_[i] = i;
+}
+
+std::string_view AlgorithmBase::name() const noexcept { return spec_->name; }
+Capabilities AlgorithmBase::capabilities() const noexcept { return spec_->capabilities; }
+
+void AlgorithmBase::Admit(TimelineStep::Op op) const {
+  if (spec_->admit) spec_->admit(params_, {op, built_, nodes_});
+}
+
+uint32_t AlgorithmBase::Add(const Node& node) {
+  if (node.weight == 0) Refuse(name(), "node '" + node.label + "' has weight 0");
+  for (const Node& n : nodes_) {
     if (n.label == node.label) {
-      throw std::invalid_argument(std::string(algorithm) + ": node '" + node.label +
-                                  "' is already live; labels must be unique");
+      Refuse(name(), "node '" + node.label + "' is already live; labels must be unique");
     }
+  }
+  if (!spec_->capabilities.weights) RequireUnweighted(name(), node);
+  if (ids_.size() >= kMaxNodes || next_id_ == UINT32_MAX) {
+    throw Unsupported(std::string(name()) + ": at most 2^31 - 1 nodes, and 2^32 - 1 adds");
+  }
+  nodes_.push_back(node);
+  ids_.push_back(next_id_);
+  try {
+    Admit(TimelineStep::Op::kAdd);
+    OnAdd(nodes_.back(), next_id_);
+  } catch (...) {
+    nodes_.pop_back();
+    ids_.pop_back();
+    throw;
+  }
+  return next_id_++;
+}
+
+void AlgorithmBase::Remove(uint32_t id) {
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (it == ids_.end() || *it != id) {
+    Refuse(name(), "node id " + std::to_string(id) +
+                       (id < next_id_ ? " was already removed" : " was never issued"));
+  }
+  const size_t i = static_cast<size_t>(it - ids_.begin());
+  if (ids_.size() <= 1) {
+    throw Unsupported(std::string(name()) + ": cannot remove the only live node");
+  }
+  if (!spec_->capabilities.arbitrary_removal && i + 1 != ids_.size()) {
+    throw Unsupported(std::string(name()) +
+                      ": can only remove the most recently added live node (id " +
+                      std::to_string(ids_.back()) + "), not node " + std::to_string(id) +
+                      "; use an algorithm with arbitrary removal (chsim list)");
+  }
+  Node node = std::move(nodes_[i]);
+  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
+  ids_.erase(it);
+  try {
+    Admit(TimelineStep::Op::kRemove);
+    OnRemove(i, id);
+  } catch (...) {
+    nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
+    ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(i), id);
+    throw;
   }
 }
 
-void RequireNotLast(std::string_view algorithm, size_t live) {
-  if (live <= 1) {
-    throw Unsupported(std::string(algorithm) + ": cannot remove the only live node");
+namespace {
+
+class Shadow final : public AlgorithmBase {
+ public:
+  Shadow(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params)
+      : AlgorithmBase(spec, nodes, params) {}
+  uint32_t Locate(uint64_t) const noexcept override { return 0; }
+  size_t MemoryBytes() const noexcept override { return 0; }
+
+ private:
+  void OnAdd(const Node&, uint32_t) override {}
+  void OnRemove(size_t, uint32_t) override {}
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> NewShadow(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                     const Params& params) {
+  return std::make_unique<Shadow>(spec, nodes, params);
+}
+
+std::vector<std::string_view> HasherNames() {
+  std::vector<std::string_view> names;
+  for (const Hasher& h : AllHashers()) names.push_back(h.name);
+  return names;
+}
+
+std::string_view KeyHasherOrPointHasher(const Params& p) {
+  const std::string& k = p.Text("key_hasher");
+  return k.empty() ? std::string_view(p.Text("hasher")) : std::string_view(k);
+}
+
+std::string_view KeyHasherOrXxh3(const Params& p) {
+  const std::string& k = p.Text("key_hasher");
+  return k.empty() ? std::string_view("xxh3") : std::string_view(k);
+}
+
+uint64_t RingPointCount(const Profile& profile, std::span<const Node> nodes, bool weighted) {
+  // As Ring::Build decides whether the list is weighted and counts points.
+  if (profile.weighted_only_above_one) weighted = false;
+  for (const Node& n : nodes) weighted = weighted || n.weight != 1;
+  const uint64_t total_weight = TotalWeight(nodes);
+  uint64_t total = 0;
+  for (const Node& n : nodes) {
+    total += PointsForNode(profile, weighted, n.weight, total_weight, nodes.size());
   }
+  return total;
+}
+
+void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighted) {
+  if (nodes.size() > Ring::kMaxNodes) {
+    throw std::invalid_argument("a ring takes at most " + std::to_string(Ring::kMaxNodes) +
+                                " nodes (got " + std::to_string(nodes.size()) + ")");
+  }
+  const uint64_t points = RingPointCount(profile, nodes, weighted);
+  if (points > Ring::kMaxPoints) {
+    throw std::invalid_argument("ring would have " + std::to_string(points) +
+                                " points; the limit is " + std::to_string(Ring::kMaxPoints));
+  }
+  if (points == 0) throw std::invalid_argument("ring would have no points");
 }
 
 }  // namespace chsim::algorithms_internal

@@ -1,10 +1,14 @@
-// Internal to core/src/algorithms: the factory of each algorithm (registry.cc
-// dispatches to them) and the helpers they share: node seeds, pair mixing (on
-// chsim/splitmix.h, the one SplitMix64), argument checks and the live-id
-// bookkeeping every algorithm needs.
+// Internal to core/src/algorithms: the base every algorithm derives from (the
+// live nodes and their ids, the node rules, the one rollback rule), the
+// parameter rows several algorithms share, and the helpers they use: node
+// seeds, pair mixing (on chsim/splitmix.h, the one SplitMix64), bucket maps.
+//
+// Adding an algorithm: one file here that defines its class (derived from
+// AlgorithmBase) and its `const AlgorithmSpec kXxxSpec`, plus one row in
+// registry.cc. README.md's "Adding an algorithm" walks through an example.
 //
 // Determinism: every per-node random value derives from the node's label
-// hashed with the registry hasher named in AlgorithmParams::hasher, then mixed
+// hashed with the registry hasher named by the `hasher` parameter, then mixed
 // with Mix64 (chsim/splitmix.h); nothing uses std::hash or <random>.
 #ifndef CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
 #define CHSIM_CORE_SRC_ALGORITHMS_INTERNAL_H_
@@ -21,93 +25,130 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/node.h"
+#include "chsim/params.h"
+#include "chsim/profile.h"
 #include "chsim/splitmix.h"
 
 namespace chsim::algorithms_internal {
 
-std::unique_ptr<Algorithm> NewRing(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewModulo(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewJump(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewRendezvous(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewMaglev(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewMultiProbe(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewBoundedLoad(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewAnchor(std::span<const Node> nodes, const AlgorithmParams& p);
-std::unique_ptr<Algorithm> NewMemento(std::span<const Node> nodes, const AlgorithmParams& p);
+// Base of every algorithm: the live nodes, their ids, and Add/Remove with the
+// rules every algorithm shares, checked before anything changes:
+//   Add:    weight 0 or a live label (std::invalid_argument); a weight other
+//           than 1 when the spec has no weights, kMaxNodes reached
+//           (Unsupported); the spec's admission check with the node appended.
+//   Remove: an unknown or dead id (std::invalid_argument); the last live node
+//           (Unsupported); any node but the most recently added live one when
+//           the spec lacks arbitrary_removal (Unsupported); the spec's
+//           admission check without the node.
+// Then nodes_/ids_ change and the structure's hook runs. Rollback rule: a hook
+// that throws (only std::bad_alloc is expected: every refusal is in the
+// checks above) must leave its structure as it was (build into a temporary,
+// then swap), and the base restores nodes_/ids_; the instance is then exactly
+// as before the call.
+//
+// Invariants: nodes_ and ids_ are parallel, ids_ ascending; next_id_ > every
+// id issued.
+class AlgorithmBase : public Algorithm {
+ public:
+  // Live nodes an instance may hold (jump's and memento's bucket indexes are
+  // int32).
+  static constexpr size_t kMaxNodes = INT32_MAX;
 
-// Static capabilities (AllAlgorithms() and each instance's capabilities()).
-inline constexpr Capabilities kRingCapabilities{.weights = true,
-                                                .arbitrary_removal = true,
-                                                .lifo_removal = true,
-                                                .incremental = false,
-                                                .exact_shares = true,
-                                                .stateful = false,
-                                                .minimal_disruption = true,  // unweighted
-                                                .history_free = true};
-inline constexpr Capabilities kModuloCapabilities{.weights = false,
-                                                  .arbitrary_removal = true,
-                                                  .lifo_removal = true,
-                                                  .incremental = true,
-                                                  .exact_shares = true,
-                                                  .stateful = false,
-                                                  .minimal_disruption = false,
-                                                  .history_free = false};
-inline constexpr Capabilities kJumpCapabilities{.weights = false,
-                                                .arbitrary_removal = false,
-                                                .lifo_removal = true,
-                                                .incremental = true,
-                                                .exact_shares = false,
-                                                .stateful = false,
-                                                .minimal_disruption = true,
-                                                .history_free = false};
-inline constexpr Capabilities kRendezvousCapabilities{.weights = true,
-                                                      .arbitrary_removal = true,
-                                                      .lifo_removal = true,
-                                                      .incremental = true,
-                                                      .exact_shares = false,
-                                                      .stateful = false,
-                                                      .minimal_disruption = true,
-                                                      .history_free = true};
-inline constexpr Capabilities kMaglevCapabilities{.weights = true,
-                                                  .arbitrary_removal = true,
-                                                  .lifo_removal = true,
-                                                  .incremental = false,
-                                                  .exact_shares = true,
-                                                  .stateful = false,
-                                                  .minimal_disruption = false,
-                                                  .history_free = false};
-inline constexpr Capabilities kMultiProbeCapabilities{.weights = false,
-                                                      .arbitrary_removal = true,
-                                                      .lifo_removal = true,
-                                                      .incremental = true,
-                                                      .exact_shares = false,
-                                                      .stateful = false,
-                                                      .minimal_disruption = true,
-                                                      .history_free = true};
-inline constexpr Capabilities kBoundedLoadCapabilities{.weights = false,
-                                                       .arbitrary_removal = true,
-                                                       .lifo_removal = true,
-                                                       .incremental = false,
-                                                       .exact_shares = false,
-                                                       .stateful = true,
-                                                       .minimal_disruption = false,
-                                                       .history_free = false};
-inline constexpr Capabilities kAnchorCapabilities{.weights = false,
-                                                  .arbitrary_removal = true,
-                                                  .lifo_removal = true,
-                                                  .incremental = true,
-                                                  .exact_shares = false,
-                                                  .stateful = false,
-                                                  .minimal_disruption = true,
-                                                  .history_free = false};
-inline constexpr Capabilities kMementoCapabilities{.weights = false,
-                                                   .arbitrary_removal = true,
-                                                   .lifo_removal = true,
-                                                   .incremental = true,
-                                                   .exact_shares = false,
-                                                   .stateful = false,
-                                                   .minimal_disruption = true,
-                                                   .history_free = false};
+  std::string_view name() const noexcept final;
+  Capabilities capabilities() const noexcept override;
+  size_t num_nodes() const noexcept final { return ids_.size(); }
+  std::vector<uint32_t> live_ids() const final { return ids_; }
+  uint32_t Add(const Node& node) final;
+  void Remove(uint32_t id) final;
+
+  // The checks of Make at build: empty list, too many nodes, weight 0,
+  // duplicate labels (std::invalid_argument), weights when unsupported
+  // (Unsupported), then the spec's admission check.
+  static void AdmitBuild(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                         const Params& params);
+
+ protected:
+  // `params` resolved. REQUIRES: AdmitBuild(spec, nodes, params) passed.
+  AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params);
+
+  // The structure's part of Add: `node` is already last in nodes_ with `id`.
+  virtual void OnAdd(const Node& node, uint32_t id) = 0;
+  // The structure's part of Remove: `id` was at live index `index` and is
+  // already gone from nodes_/ids_.
+  virtual void OnRemove(size_t index, uint32_t id) = 0;
+
+  const Params& params() const noexcept { return params_; }
+  // Bytes of the id list (most algorithms' MemoryBytes include it).
+  size_t IdBytes() const noexcept { return ids_.capacity() * sizeof(uint32_t); }
+
+  std::vector<Node> nodes_;    // live nodes, parallel to ids_
+  std::vector<uint32_t> ids_;  // live ids, ascending
+  uint32_t next_id_;           // the id the next Add issues
+
+ private:
+  void Admit(TimelineStep::Op op) const;
+
+  const AlgorithmSpec* spec_;
+  Params params_;
+  size_t built_;  // nodes at construction
+};
+
+// An instance of `spec` whose structure is nothing: the node rules and the
+// admission checks of AlgorithmBase, no lookups (AlgorithmSpec::MakeShadow).
+std::unique_ptr<Algorithm> NewShadow(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                     const Params& params);
+
+// Hasher names, for kString parameters that take one.
+std::vector<std::string_view> HasherNames();
+
+// Parameter rows several algorithms share.
+// `hasher`: the registry hasher of node labels (seeds, ring points).
+inline constexpr ParamSpec kHasherParam{
+    .name = "hasher",
+    .type = ParamType::kString,
+    .doc = "hasher of node labels (node seeds, ring points)",
+    .default_text = "xxh3",
+    .choices = HasherNames,
+};
+// `key_hasher`: the hasher applied to key bytes; "" means the algorithm's
+// default (KeyHasherOrPointHasher, KeyHasherOrXxh3).
+inline constexpr ParamSpec kKeyHasherParam{
+    .name = "key_hasher",
+    .type = ParamType::kString,
+    .doc = "hasher applied to key bytes before lookup (default: the algorithm's)",
+    .default_text = "",
+    .choices = HasherNames,
+};
+// `points_per_node` of a research ring (ring, bounded_load).
+inline constexpr ParamSpec kPointsParam{
+    .name = "points_per_node",
+    .type = ParamType::kInteger,
+    .doc = "ring points per node (weighted lists: the peers' float formula around it)",
+    .default_number = 160,
+    .min = 1,
+    .max = 100000,
+};
+
+// AlgorithmSpec::key_hasher functions: key_hasher when given, else the
+// `hasher` parameter (rings: keys and points in one hash space) or xxh3.
+std::string_view KeyHasherOrPointHasher(const Params& p);
+std::string_view KeyHasherOrXxh3(const Params& p);
+
+// Points a ring built with `profile` over `nodes` would hold (Ring::Build's
+// count, computed without hashing), and the admission check of a ring: at
+// most Ring::kMaxNodes nodes, 1..Ring::kMaxPoints points, with Ring::Build's
+// messages. `weighted`: the list spells weights out.
+uint64_t RingPointCount(const Profile& profile, std::span<const Node> nodes, bool weighted);
+void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighted);
+
+// Makes room for one more element the way push_back would (libstdc++: double,
+// at least 1), so that a hook can reserve every vector it grows before
+// changing any: a throw then changes nothing, and capacities (MemoryBytes)
+// are those of plain push_backs.
+template <typename Vector>
+void ReserveOneMore(Vector& v) {
+  if (v.size() == v.capacity()) v.reserve(v.size() + std::max<size_t>(v.size(), 1));
+}
 
 // A 64-bit value for the pair (a, b): a full mix of a, combined with b, mixed
 // again, so that for a fixed b it is a bijection of a and for distinct b the
@@ -120,106 +161,28 @@ inline uint64_t NodeSeed(const Hasher& hasher, const Node& node) noexcept {
   return Mix64(hasher(node.label));
 }
 
-// Throws Unsupported when a node of `nodes` has a weight other than 1.
-inline void RequireUnweighted(std::string_view algorithm, std::span<const Node> nodes) {
-  for (const Node& n : nodes) {
-    if (n.weight != 1) {
-      throw Unsupported(std::string(algorithm) + " does not support weights (node '" + n.label +
-                        "' has weight " + std::to_string(n.weight) +
-                        "); use ring, rendezvous or maglev, or drop the weights");
-    }
-  }
-}
-
-// Throws std::invalid_argument for an empty list, a zero weight, or a label
-// that appears twice (label-seeded algorithms could not tell the nodes apart).
-void CheckNodes(std::string_view algorithm, std::span<const Node> nodes);
-// Throws std::invalid_argument when `node` would duplicate a live label or has weight 0.
-void CheckNewNode(std::string_view algorithm, std::span<const Node> live, const Node& node);
-
-// Live ids in ascending order plus the next id to issue. Ids are issued
-// 0, 1, 2, ... and never reused.
-class IdSet {
- public:
-  explicit IdSet(size_t n) : next_(static_cast<uint32_t>(n)) {
-    ids_.resize(n);
-    for (size_t i = 0; i < n; ++i) ids_[i] = static_cast<uint32_t>(i);
-  }
-  uint32_t Issue() {
-    ids_.push_back(next_);
-    return next_++;
-  }
-  // Index of `id` among the live ids; throws std::invalid_argument if `id` is
-  // not live. Does not remove it.
-  size_t IndexOf(std::string_view algorithm, uint32_t id) const {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-    if (it == ids_.end() || *it != id) {
-      throw std::invalid_argument(std::string(algorithm) + ": node id " + std::to_string(id) +
-                                  (id < next_ ? " was already removed" : " was never issued"));
-    }
-    return static_cast<size_t>(it - ids_.begin());
-  }
-  void EraseAt(size_t index) { ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(index)); }
-  const std::vector<uint32_t>& ids() const noexcept { return ids_; }
-  uint32_t next() const noexcept { return next_; }
-  size_t size() const noexcept { return ids_.size(); }
-
- private:
-  std::vector<uint32_t> ids_;
-  uint32_t next_;
-};
-
-// Throws Unsupported unless more than one node is live (every algorithm needs
-// one live node to answer lookups).
-void RequireNotLast(std::string_view algorithm, size_t live);
-
-// The node side of a bucket-based algorithm (anchor, memento): the live nodes
-// (for duplicate-label checks), their ids, and the maps bucket -> id (kNoNode
-// on a removed bucket) and id -> bucket (every id ever issued). The nodes
-// given at construction sit on buckets 0..n-1 with ids 0..n-1.
-class BucketNodes {
+// The bucket side of a bucket-based algorithm (anchor, memento): the maps
+// bucket -> id (kNoNode on a removed bucket) and id -> bucket (every id ever
+// issued). The nodes given at construction sit on buckets 0..n-1 with ids
+// 0..n-1.
+class BucketMap {
  public:
   static constexpr uint32_t kNoNode = UINT32_MAX;
 
-  BucketNodes(std::span<const Node> nodes, size_t buckets)
-      : bucket_id_(std::max(buckets, nodes.size()), kNoNode),
-        nodes_(nodes.begin(), nodes.end()),
-        ids_(nodes.size()) {
-    for (uint32_t b = 0; b < nodes.size(); ++b) bucket_id_[b] = b, id_bucket_.push_back(b);
+  BucketMap(size_t nodes, size_t buckets) : bucket_id_(std::max(buckets, nodes), kNoNode) {
+    for (uint32_t b = 0; b < nodes; ++b) bucket_id_[b] = b, id_bucket_.push_back(b);
   }
-
-  // Throws std::invalid_argument / Unsupported unless `node` may join: its
-  // label is not live and its weight is 1 (bucket algorithms are unweighted).
-  void CheckNew(std::string_view algorithm, const Node& node) const {
-    CheckNewNode(algorithm, nodes_, node);
-    RequireUnweighted(algorithm, std::span<const Node>(&node, 1));
-  }
-  // Puts `node` (checked by CheckNew) on the free `bucket`; returns its new id.
-  uint32_t Place(uint32_t bucket, const Node& node) {
+  // Puts `id` (the next id issued) on the free `bucket`.
+  void Place(uint32_t bucket, uint32_t id) {
     if (bucket >= bucket_id_.size()) bucket_id_.resize(size_t{bucket} + 1, kNoNode);
-    nodes_.push_back(node);
-    const uint32_t id = ids_.Issue();
+    id_bucket_.push_back(bucket);  // id == id_bucket_.size() - 1
     bucket_id_[bucket] = id;
-    id_bucket_.push_back(bucket);
-    return id;
   }
-  // Takes live `id` off its bucket and returns the bucket. Throws
-  // std::invalid_argument for an unknown or dead id, Unsupported for the last
-  // live node; nothing changes then.
-  uint32_t Release(std::string_view algorithm, uint32_t id) {
-    const size_t i = ids_.IndexOf(algorithm, id);
-    RequireNotLast(algorithm, ids_.size());
-    const uint32_t bucket = id_bucket_[id];
-    bucket_id_[bucket] = kNoNode;
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
-    return bucket;
-  }
-
+  uint32_t BucketOf(uint32_t id) const noexcept { return id_bucket_[id]; }
+  // Takes `id` off its bucket.
+  void Release(uint32_t id) noexcept { bucket_id_[id_bucket_[id]] = kNoNode; }
   // The node id on a working bucket. REQUIRES: the bucket is working.
   uint32_t IdAt(uint32_t bucket) const noexcept { return bucket_id_[bucket]; }
-  size_t size() const noexcept { return ids_.size(); }
-  const std::vector<uint32_t>& ids() const noexcept { return ids_.ids(); }
   size_t MemoryBytes() const noexcept {
     return (bucket_id_.capacity() + id_bucket_.capacity()) * sizeof(uint32_t);
   }
@@ -227,8 +190,6 @@ class BucketNodes {
  private:
   std::vector<uint32_t> bucket_id_;  // bucket -> node id
   std::vector<uint32_t> id_bucket_;  // node id -> bucket
-  std::vector<Node> nodes_;          // live, parallel to ids_
-  IdSet ids_;
 };
 
 }  // namespace chsim::algorithms_internal

@@ -13,15 +13,6 @@
 
 namespace chsim {
 
-bool IsPrime(uint64_t m) noexcept {
-  if (m < 2) return false;
-  if (m % 2 == 0) return m == 2;
-  for (uint64_t d = 3; d * d <= m; d += 2) {
-    if (m % d == 0) return false;
-  }
-  return true;
-}
-
 MaglevBackend MaglevBackendForSeed(uint64_t seed, uint64_t table_size) noexcept {
   using algorithms_internal::Mix2;
   MaglevBackend b;
@@ -74,52 +65,32 @@ std::vector<uint32_t> MaglevPopulate(std::span<const MaglevBackend> backends, ui
 }
 
 namespace algorithms_internal {
+
+extern const AlgorithmSpec kMaglevSpec;
+
 namespace {
 
-constexpr std::string_view kName = "maglev";
-
-class Maglev final : public Algorithm {
+class Maglev final : public AlgorithmBase {
  public:
-  Maglev(std::span<const Node> nodes, const Hasher& hasher, uint64_t m)
-      : hasher_(&hasher), m_(m), nodes_(nodes.begin(), nodes.end()), ids_(nodes.size()) {
+  Maglev(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kMaglevSpec, nodes, p),
+        hasher_(&GetHasher(p.Text("hasher"))),
+        m_(p.Integer("table_size")) {
     Rebuild();
   }
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kMaglevCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override { return table_[key_hash % m_]; }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
     const uint32_t* t = table_.data();
     for (size_t i = 0; i < hashes.size(); ++i) out[i] = t[hashes[i] % m_];
   }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
-
-  uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    if (nodes_.size() + 1 > m_) {
-      throw Unsupported("maglev: table size " + std::to_string(m_) + " cannot hold " +
-                        std::to_string(nodes_.size() + 1) + " nodes");
-    }
-    nodes_.push_back(node);
-    uint32_t id = ids_.Issue();
-    Rebuild();
-    return id;
-  }
-  void Remove(uint32_t id) override {
-    size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
-    Rebuild();
-  }
   size_t MemoryBytes() const noexcept override {
-    return table_.capacity() * sizeof(uint32_t) + ids_.ids().capacity() * sizeof(uint32_t);
+    return table_.capacity() * sizeof(uint32_t) + IdBytes();
   }
   std::optional<std::vector<double>> StructuralShares() const override {
     const uint64_t q = UINT64_MAX / m_, r = UINT64_MAX % m_;  // hash values 0..2^64-1
-    std::vector<double> shares(ids_.next(), 0.0);
+    std::vector<double> shares(next_id_, 0.0);
     for (uint64_t s = 0; s < m_; ++s) {
       shares[table_[s]] += static_cast<double>(q + (s <= r ? 1 : 0)) * 0x1.0p-64;
     }
@@ -127,40 +98,92 @@ class Maglev final : public Algorithm {
   }
 
  private:
+  void OnAdd(const Node&, uint32_t) override { Rebuild(); }
+  void OnRemove(size_t, uint32_t) override { Rebuild(); }
   void Rebuild() {
     std::vector<MaglevBackend> backends(nodes_.size());
     for (size_t i = 0; i < nodes_.size(); ++i) {
       backends[i] = MaglevBackendForSeed(NodeSeed(*hasher_, nodes_[i]), m_);
       backends[i].weight = nodes_[i].weight;
     }
-    table_ = MaglevPopulate(backends, m_);
-    for (uint32_t& e : table_) e = ids_.ids()[e];  // backend index -> node id
+    std::vector<uint32_t> table = MaglevPopulate(backends, m_);
+    for (uint32_t& e : table) e = ids_[e];  // backend index -> node id
+    table_.swap(table);
   }
 
   const Hasher* hasher_;
   uint64_t m_;
-  std::vector<Node> nodes_;  // live, parallel to ids_
-  IdSet ids_;
   std::vector<uint32_t> table_;  // entry -> node id
+};
+
+// Limit: 2^28 entries (about 2 GB to populate, 1 GB resident); 100 n for the
+// largest scenario n (10^6) fits.
+constexpr uint64_t kMaxTableSize = uint64_t{1} << 28;
+
+// Smallest prime >= max(65537, 100 n): the paper's advice M > 100 n.
+uint64_t AutoTableSize(uint64_t n) {
+  uint64_t m = std::max<uint64_t>(65537, 100 * n);
+  while (!IsPrime(m)) ++m;
+  return m;
+}
+
+void Admit(const Params& p, const TimelineStep& step) {
+  const uint64_t m = p.Integer("table_size");
+  const size_t n = step.live.size();
+  if (n <= m) return;
+  if (step.op == TimelineStep::Op::kBuild) {
+    throw std::invalid_argument("maglev: table_size " + std::to_string(m) +
+                                " is smaller than the " + std::to_string(n) +
+                                " nodes; the paper advises M > 100 n");
+  }
+  throw Unsupported("maglev: table size " + std::to_string(m) + " cannot hold " +
+                    std::to_string(n) + " nodes");
+}
+
+constexpr ParamSpec kParams[] = {
+    kHasherParam,
+    kKeyHasherParam,
+    {.name = "table_size",
+     .type = ParamType::kInteger,
+     .doc = "lookup table entries M, a prime; the paper advises M > 100 n",
+     .default_number = 65537,
+     .min = 2,
+     .max = kMaxTableSize,
+     .rule = IsPrime,
+     .rule_doc = "a prime",
+     .auto_value = AutoTableSize,
+     .auto_doc = "the smallest prime >= max(65537, 100 n), n the initial nodes"},
 };
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewMaglev(std::span<const Node> nodes, const AlgorithmParams& p) {
-  CheckNodes(kName, nodes);
-  // Limit: 2^28 entries (about 2 GB to populate, 1 GB resident); 100 n for
-  // the largest n (10^6) fits.
-  if (!IsPrime(p.table_size) || p.table_size > (uint64_t{1} << 28)) {
-    throw std::invalid_argument("maglev: table_size must be a prime below 2^28 (got " +
-                                std::to_string(p.table_size) + "); e.g. 65537 or 655373");
-  }
-  if (nodes.size() > p.table_size) {
-    throw std::invalid_argument("maglev: table_size " + std::to_string(p.table_size) +
-                                " is smaller than the " + std::to_string(nodes.size()) +
-                                " nodes; the paper advises M > 100 n");
-  }
-  return std::make_unique<Maglev>(nodes, GetHasher(p.hasher), p.table_size);
-}
+constinit const AlgorithmSpec kMaglevSpec{
+    .name = "maglev",
+    .summary = "Maglev lookup table, rebuilt on change; weighted by turns per round",
+    .paper =
+        "Eisenbud et al., \"Maglev: A Fast and Reliable Software Network Load Balancer\", "
+        "NSDI 2016",
+    .year = 2016,
+    .capabilities = {.weights = true,
+                     .arbitrary_removal = true,
+                     .incremental = false,
+                     .exact_shares = true,
+                     .stateful = false,
+                     .minimal_disruption = false,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1.01,
+    .memory_bytes =
+        [](const Params& p, uint64_t n) {
+          return 4.0 * static_cast<double>(p.Integer("table_size") + n);
+        },
+    .memory_doc = "4 bytes per table entry, 4 per node",
+    .key_hasher = KeyHasherOrXxh3,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Maglev>(nodes, p);
+    },
+};
 
 }  // namespace algorithms_internal
 }  // namespace chsim

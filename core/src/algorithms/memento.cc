@@ -26,10 +26,13 @@
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kMementoSpec;
+
 namespace {
 
-constexpr std::string_view kName = "memento";
 constexpr uint32_t kNone = UINT32_MAX;
+constexpr ParamSpec kParams[] = {kKeyHasherParam};
 
 // bucket -> (replacer, previous removed bucket).
 class ReplacementMap {
@@ -94,13 +97,14 @@ class ReplacementMap {
   size_t size_ = 0;
 };
 
-class Memento final : public Algorithm {
+class Memento final : public AlgorithmBase {
  public:
-  explicit Memento(std::span<const Node> nodes)
-      : n_(static_cast<uint32_t>(nodes.size())), last_removed_(n_), nodes_(nodes, nodes.size()) {}
+  Memento(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kMementoSpec, nodes, p),
+        n_(static_cast<uint32_t>(nodes.size())),
+        last_removed_(n_),
+        buckets_(nodes.size(), nodes.size()) {}
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kMementoCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     uint32_t b = static_cast<uint32_t>(JumpConsistentHash(key_hash, static_cast<int32_t>(n_)));
     uint32_t r = removed_.Replacer(b);
@@ -114,17 +118,16 @@ class Memento final : public Algorithm {
       }
       r = u;  // working (kNone) or removed after the previous one: repeat
     }
-    return nodes_.IdAt(b);
+    return buckets_.IdAt(b);
   }
-  size_t num_nodes() const noexcept override { return nodes_.size(); }
-  std::vector<uint32_t> live_ids() const override { return nodes_.ids(); }
+  size_t MemoryBytes() const noexcept override {
+    return removed_.MemoryBytes() + buckets_.MemoryBytes();
+  }
 
-  uint32_t Add(const Node& node) override {
-    nodes_.CheckNew(kName, node);
-    if (n_ - removed_.size() >= static_cast<uint32_t>(INT32_MAX)) {
-      throw Unsupported("memento: at most 2^31 - 1 buckets");
-    }
+ private:
+  void OnAdd(const Node&, uint32_t id) override {
     const uint32_t b = last_removed_;
+    buckets_.Place(b, id);  // the only allocation, done first
     if (removed_.size() == 0) {
       last_removed_ = b + 1;
     } else {
@@ -132,38 +135,52 @@ class Memento final : public Algorithm {
       removed_.Erase(b);
     }
     if (b >= n_) n_ = b + 1;
-    return nodes_.Place(b, node);
   }
-  void Remove(uint32_t id) override {
-    const uint32_t b = nodes_.Release(kName, id);
+  void OnRemove(size_t, uint32_t id) override {
+    const uint32_t b = buckets_.BucketOf(id);
     if (removed_.size() == 0 && b == n_ - 1) {
       n_ = last_removed_ = b;  // plain jump shrink
     } else {
       const uint32_t working = n_ - static_cast<uint32_t>(removed_.size());
-      removed_.Put({b, working - 1, last_removed_});
+      removed_.Put({b, working - 1, last_removed_});  // may grow the map: done first
       last_removed_ = b;
     }
-  }
-  size_t MemoryBytes() const noexcept override {
-    return removed_.MemoryBytes() + nodes_.MemoryBytes();
+    buckets_.Release(id);
   }
 
- private:
   uint32_t n_;             // b-array size (jump's bucket count)
   uint32_t last_removed_;  // next bucket Add restores
   ReplacementMap removed_;
-  BucketNodes nodes_;  // ids on the working buckets
+  BucketMap buckets_;  // ids on the working buckets
 };
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewMemento(std::span<const Node> nodes, const AlgorithmParams&) {
-  CheckNodes(kName, nodes);
-  RequireUnweighted(kName, nodes);
-  if (nodes.size() > static_cast<size_t>(INT32_MAX)) {
-    throw std::invalid_argument("memento: at most 2^31 - 1 nodes");
-  }
-  return std::make_unique<Memento>(nodes);
-}
+constinit const AlgorithmSpec kMementoSpec{
+    .name = "memento",
+    .summary =
+        "MementoHash: jump plus a replacement map of removed buckets; any node removable, "
+        "no capacity",
+    .paper =
+        "Coluzzi, Brocco, Antonucci & Leidi, \"MementoHash: A Stateful, Minimal Memory, "
+        "Best Performing Consistent Hash Algorithm\", IEEE/ACM Transactions on Networking "
+        "2024",
+    .year = 2024,
+    .capabilities = {.weights = false,
+                     .arbitrary_removal = true,
+                     .incremental = true,
+                     .exact_shares = false,
+                     .stateful = false,
+                     .minimal_disruption = true,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1,
+    .memory_bytes = [](const Params&, uint64_t n) { return 8.0 * static_cast<double>(n) + 192; },
+    .memory_doc = "8 bytes per node, 12 per removed bucket (an open-addressing map)",
+    .key_hasher = KeyHasherOrXxh3,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Memento>(nodes, p);
+    },
+};
 
 }  // namespace chsim::algorithms_internal

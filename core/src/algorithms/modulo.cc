@@ -7,62 +7,64 @@
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kModuloSpec;
+
 namespace {
 
-constexpr std::string_view kName = "modulo";
-
-class Modulo final : public Algorithm {
+class Modulo final : public AlgorithmBase {
  public:
-  Modulo(std::span<const Node> nodes) : nodes_(nodes.begin(), nodes.end()), ids_(nodes.size()) {}
+  Modulo(std::span<const Node> nodes, const Params& p) : AlgorithmBase(kModuloSpec, nodes, p) {}
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kModuloCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_.ids()[key_hash % ids_.size()];
+    return ids_[key_hash % ids_.size()];
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
-    const uint32_t* ids = ids_.ids().data();
+    const uint32_t* ids = ids_.data();
     const uint64_t n = ids_.size();
     for (size_t i = 0; i < hashes.size(); ++i) out[i] = ids[hashes[i] % n];
   }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
-
-  uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    RequireUnweighted(kName, std::span<const Node>(&node, 1));
-    nodes_.push_back(node);
-    return ids_.Issue();
-  }
-  void Remove(uint32_t id) override {
-    size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
-  }
-  size_t MemoryBytes() const noexcept override { return ids_.ids().capacity() * sizeof(uint32_t); }
+  size_t MemoryBytes() const noexcept override { return IdBytes(); }
   std::optional<std::vector<double>> StructuralShares() const override {
     const uint64_t n = ids_.size();
     const uint64_t q = UINT64_MAX / n, r = UINT64_MAX % n;  // values 0..2^64-1
-    std::vector<double> shares(ids_.next(), 0.0);
+    std::vector<double> shares(next_id_, 0.0);
     for (uint64_t i = 0; i < n; ++i) {
-      shares[ids_.ids()[i]] = static_cast<double>(q + (i <= r ? 1 : 0)) * 0x1.0p-64;
+      shares[ids_[i]] = static_cast<double>(q + (i <= r ? 1 : 0)) * 0x1.0p-64;
     }
     return shares;
   }
 
  private:
-  std::vector<Node> nodes_;  // live, parallel to ids_ (labels for duplicate checks)
-  IdSet ids_;
+  void OnAdd(const Node&, uint32_t) override {}
+  void OnRemove(size_t, uint32_t) override {}
 };
+
+constexpr ParamSpec kParams[] = {kKeyHasherParam};
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewModulo(std::span<const Node> nodes, const AlgorithmParams&) {
-  CheckNodes(kName, nodes);
-  RequireUnweighted(kName, nodes);
-  return std::make_unique<Modulo>(nodes);
-}
+constinit const AlgorithmSpec kModuloSpec{
+    .name = "modulo",
+    .summary = "non-consistent baseline: node = live[hash mod n]",
+    .paper = "",
+    .year = 0,
+    .capabilities = {.weights = false,
+                     .arbitrary_removal = true,
+                     .incremental = true,
+                     .exact_shares = true,
+                     .stateful = false,
+                     .minimal_disruption = false,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1,
+    .memory_bytes = [](const Params&, uint64_t n) { return 4.0 * static_cast<double>(n); },
+    .memory_doc = "4 bytes per node (the id list)",
+    .key_hasher = KeyHasherOrXxh3,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Modulo>(nodes, p);
+    },
+};
 
 }  // namespace chsim::algorithms_internal

@@ -1,84 +1,96 @@
-// The algorithm registry: AllAlgorithms() and MakeAlgorithm().
-#include <array>
+// The algorithm registry: one row per algorithm. Each row names the spec the
+// algorithm's own file defines; nothing else in chsim lists algorithms.
 #include <string>
 
 #include "internal.h"
 
 namespace chsim {
+namespace algorithms_internal {
+extern const AlgorithmSpec kRingSpec, kKetamaSpec, kJumpSpec, kRendezvousSpec, kMaglevSpec,
+    kMultiProbeSpec, kBoundedLoadSpec, kAnchorSpec, kMementoSpec, kModuloSpec;
+}  // namespace algorithms_internal
+
 namespace {
-
-using Factory = std::unique_ptr<Algorithm> (*)(std::span<const Node>, const AlgorithmParams&);
-
-struct Entry {
-  AlgorithmInfo info;
-  Factory make;
-};
 
 using namespace algorithms_internal;
 
-constexpr std::array kEntries{
-    Entry{
-        {"ring", "Ketama ring (Karger et al. 1997; libketama) with any hasher and points per node",
-         "points (per node, default 160), hasher (default xxh3)", kRingCapabilities},
-        NewRing},
-    Entry{{"jump", "jump consistent hash (Lamping & Veach 2014), equal to Guava's consistentHash",
-           "none", kJumpCapabilities},
-          NewJump},
-    Entry{{"rendezvous",
-           "highest random weight (Thaler & Ravishankar 1998); weighted: Schindelhauer & "
-           "Schomaker 2005, score -w/ln(u)",
-           "hasher (node seeds, default xxh3)", kRendezvousCapabilities},
-          NewRendezvous},
-    Entry{{"maglev", "Maglev lookup table (Eisenbud et al. NSDI 2016), rebuilt on change",
-           "table-size (prime, default 65537; the paper advises > 100 n), hasher",
-           kMaglevCapabilities},
-          NewMaglev},
-    Entry{{"multi_probe",
-           "multi-probe consistent hashing (Appleton & O'Reilly 2015), one point per node",
-           "probes (default 21), hasher", kMultiProbeCapabilities},
-          NewMultiProbe},
-    Entry{{"bounded_load",
-           "consistent hashing with bounded loads (Mirrokni, Thorup & Zadimoghaddam 2018); "
-           "stateful: use Assign",
-           "balance-factor c (> 1, default 1.25), points (default 160), hasher",
-           kBoundedLoadCapabilities},
-          NewBoundedLoad},
-    Entry{{"anchor", "AnchorHash (Mendelson et al. 2020), Algorithm 3",
-           "capacity (max nodes, default 2 x initial)", kAnchorCapabilities},
-          NewAnchor},
-    Entry{{"memento", "MementoHash (Coluzzi et al. 2023): jump plus a replacement map", "none",
-           kMementoCapabilities},
-          NewMemento},
-    Entry{
-        {"modulo", "non-consistent baseline: node = live[hash mod n]", "none", kModuloCapabilities},
-        NewModulo},
+constexpr const AlgorithmSpec* kRegistry[] = {
+    &kRingSpec,       &kKetamaSpec,      &kJumpSpec,   &kRendezvousSpec, &kMaglevSpec,
+    &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec, &kMementoSpec,    &kModuloSpec,
 };
 
-constexpr std::array<AlgorithmInfo, kEntries.size()> MakeInfos() {
-  std::array<AlgorithmInfo, kEntries.size()> infos{};
-  for (size_t i = 0; i < kEntries.size(); ++i) infos[i] = kEntries[i].info;
-  return infos;
+std::string ParamNames(const AlgorithmSpec& spec) {
+  std::string names;
+  for (const ParamSpec& p : spec.params) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  return names.empty() ? "none" : names;
 }
-constexpr std::array kInfos = MakeInfos();
 
 }  // namespace
 
-std::span<const AlgorithmInfo> AllAlgorithms() noexcept { return kInfos; }
+std::span<const AlgorithmSpec* const> AllAlgorithms() noexcept { return kRegistry; }
 
-std::unique_ptr<Algorithm> MakeAlgorithm(std::string_view name, std::span<const Node> nodes,
-                                         const AlgorithmParams& params) {
-  for (const Entry& e : kEntries) {
-    if (e.info.name == name) {
-      GetHasher(params.hasher);  // throws std::invalid_argument naming the valid hashers
-      return e.make(nodes, params);
-    }
+const AlgorithmSpec* FindAlgorithm(std::string_view name) noexcept {
+  for (const AlgorithmSpec* spec : kRegistry) {
+    if (spec->name == name) return spec;
   }
+  return nullptr;
+}
+
+const AlgorithmSpec& GetAlgorithm(std::string_view name) {
+  if (const AlgorithmSpec* spec = FindAlgorithm(name)) return *spec;
   std::string valid;
-  for (const Entry& e : kEntries) {
-    if (!valid.empty()) valid += ", ";
-    valid += e.info.name;
+  for (const AlgorithmSpec* spec : kRegistry) {
+    valid += (valid.empty() ? "" : ", ") + std::string(spec->name);
   }
   throw std::invalid_argument("unknown algorithm '" + std::string(name) + "'; valid: " + valid);
+}
+
+std::unique_ptr<Algorithm> MakeAlgorithm(std::string_view name, std::span<const Node> nodes,
+                                         const Params& params) {
+  return GetAlgorithm(name).Make(nodes, params);
+}
+
+const ParamSpec* AlgorithmSpec::FindParam(std::string_view param) const noexcept {
+  for (const ParamSpec& p : params) {
+    if (p.name == param) return &p;
+  }
+  return nullptr;
+}
+
+Params AlgorithmSpec::Resolve(const Params& given) const {
+  for (const auto& [param, value] : given.values()) {
+    const ParamSpec* p = FindParam(param);
+    if (p == nullptr) {
+      throw std::invalid_argument(std::string(name) + " has no parameter '" + param +
+                                  "'; its parameters: " + ParamNames(*this));
+    }
+    p->Check(name, value);
+  }
+  Params resolved;
+  for (const ParamSpec& p : params) {
+    const ParamValue* v = given.Find(p.name);
+    resolved.Set(p.name, v ? *v : p.Default());
+  }
+  resolved.weighted_list = given.weighted_list;
+  return resolved;
+}
+
+std::unique_ptr<Algorithm> AlgorithmSpec::Make(std::span<const Node> nodes,
+                                               const Params& given) const {
+  const Params p = Resolve(given);
+  AlgorithmBase::AdmitBuild(*this, nodes, p);
+  return make(nodes, p);
+}
+
+std::unique_ptr<Algorithm> AlgorithmSpec::MakeShadow(std::span<const Node> nodes,
+                                                     const Params& given) const {
+  const Params p = Resolve(given);
+  AlgorithmBase::AdmitBuild(*this, nodes, p);
+  return NewShadow(*this, nodes, p);
+}
+
+std::string_view AlgorithmSpec::KeyHasher(const Params& resolved) const {
+  return key_hasher ? key_hasher(resolved) : std::string_view("xxh3");
 }
 
 }  // namespace chsim

@@ -18,19 +18,18 @@
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kRendezvousSpec;
+
 namespace {
 
-constexpr std::string_view kName = "rendezvous";
-
-class Rendezvous final : public Algorithm {
+class Rendezvous final : public AlgorithmBase {
  public:
-  Rendezvous(std::span<const Node> nodes, const Hasher& hasher)
-      : hasher_(&hasher), ids_(nodes.size()) {
+  Rendezvous(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kRendezvousSpec, nodes, p), hasher_(&GetHasher(p.Text("hasher"))) {
     for (const Node& n : nodes) Append(n);
   }
 
-  std::string_view name() const noexcept override { return kName; }
-  Capabilities capabilities() const noexcept override { return kRendezvousCapabilities; }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     const uint64_t k = Mix64(key_hash);
     const size_t n = seeds_.size();
@@ -48,36 +47,27 @@ class Rendezvous final : public Algorithm {
         if (s > best_s) best_s = s, best = i;
       }
     }
-    return ids_.ids()[best];
-  }
-  size_t num_nodes() const noexcept override { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
-
-  uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    Append(node);
-    return ids_.Issue();
-  }
-  void Remove(uint32_t id) override {
-    size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, ids_.size());
-    auto at = [i](auto& v) { v.erase(v.begin() + static_cast<std::ptrdiff_t>(i)); };
-    at(nodes_), at(seeds_), at(weights_), ids_.EraseAt(i);
-    UpdateUniform();
+    return ids_[best];
   }
   size_t MemoryBytes() const noexcept override {
-    return seeds_.capacity() * sizeof(uint64_t) + weights_.capacity() * sizeof(double) +
-           ids_.ids().capacity() * sizeof(uint32_t);
+    return seeds_.capacity() * sizeof(uint64_t) + weights_.capacity() * sizeof(double) + IdBytes();
   }
 
  private:
+  void OnAdd(const Node& node, uint32_t) override { Append(node); }
+  void OnRemove(size_t i, uint32_t) override {
+    seeds_.erase(seeds_.begin() + static_cast<std::ptrdiff_t>(i));
+    weights_.erase(weights_.begin() + static_cast<std::ptrdiff_t>(i));
+    UpdateUniform();
+  }
   // Mix2(key, seed) with the key's first mix hoisted out of the node loop.
   double Score(uint64_t mixed_key, size_t i) const noexcept {
     const double u = UnitOpen(Mix64(mixed_key ^ seeds_[i]));
     return -weights_[i] / std::log(u);  // ln(u) < 0: the score is positive
   }
   void Append(const Node& n) {
-    nodes_.push_back(n);
+    ReserveOneMore(seeds_);  // both first: a throw changes nothing
+    ReserveOneMore(weights_);
     seeds_.push_back(NodeSeed(*hasher_, n));
     weights_.push_back(static_cast<double>(n.weight));
     UpdateUniform();
@@ -88,18 +78,39 @@ class Rendezvous final : public Algorithm {
   }
 
   const Hasher* hasher_;
-  std::vector<Node> nodes_;  // live, parallel to ids_
-  std::vector<uint64_t> seeds_;
+  std::vector<uint64_t> seeds_;  // parallel to ids_
   std::vector<double> weights_;
   bool uniform_ = true;
-  IdSet ids_;
 };
+
+constexpr ParamSpec kParams[] = {kHasherParam, kKeyHasherParam};
 
 }  // namespace
 
-std::unique_ptr<Algorithm> NewRendezvous(std::span<const Node> nodes, const AlgorithmParams& p) {
-  CheckNodes(kName, nodes);
-  return std::make_unique<Rendezvous>(nodes, GetHasher(p.hasher));
-}
+constinit const AlgorithmSpec kRendezvousSpec{
+    .name = "rendezvous",
+    .summary =
+        "highest random weight; weighted by the score -w/ln(u) (Schindelhauer & "
+        "Schomaker 2005); O(n) per lookup",
+    .paper =
+        "Thaler & Ravishankar, \"Using Name-Based Mappings to Increase Hit Rates\", "
+        "IEEE/ACM Transactions on Networking 1998",
+    .year = 1998,
+    .capabilities = {.weights = true,
+                     .arbitrary_removal = true,
+                     .incremental = true,
+                     .exact_shares = false,
+                     .stateful = false,
+                     .minimal_disruption = true,
+                     .history_free = true},
+    .params = kParams,
+    .balance_bound = 1,
+    .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },
+    .memory_doc = "20 bytes per node (seed, weight, id)",
+    .key_hasher = KeyHasherOrXxh3,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Rendezvous>(nodes, p);
+    },
+};
 
 }  // namespace chsim::algorithms_internal

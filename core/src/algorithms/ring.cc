@@ -12,99 +12,103 @@
 // and capabilities().minimal_disruption is false for such an instance.
 #include "chsim/ring.h"
 
-#include "chsim/profile.h"
 #include "internal.h"
 
-namespace chsim {
-namespace algorithms_internal {
+namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kRingSpec;
+
 namespace {
 
-constexpr std::string_view kName = "ring";
+Profile RingProfile(const Params& p) {
+  return ResearchProfile(GetHasher(p.Text("hasher")),
+                         static_cast<uint32_t>(p.Integer("points_per_node")));
+}
 
-class RingAlgorithm final : public Algorithm {
+class RingAlgorithm final : public AlgorithmBase {
  public:
-  RingAlgorithm(std::span<const Node> nodes, const AlgorithmParams& p)
-      : hasher_(&GetHasher(p.hasher)),
-        points_(p.points_per_node),
-        nodes_(nodes.begin(), nodes.end()),
-        ids_(nodes.size()) {
-    if (points_ == 0) throw std::invalid_argument("ring: points_per_node must be >= 1");
+  RingAlgorithm(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kRingSpec, nodes, p), profile_(RingProfile(p)) {
     Rebuild();
   }
 
-  std::string_view name() const noexcept override { return kName; }
   Capabilities capabilities() const noexcept override {
-    Capabilities c = kRingCapabilities;
+    Capabilities c = kRingSpec.capabilities;
     c.minimal_disruption = !weighted_;
     return c;
   }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_.ids()[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
+    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
-    const uint32_t* ids = ids_.ids().data();
+    const uint32_t* ids = ids_.data();
     for (size_t i = 0; i < hashes.size(); ++i) {
       out[i] = ids[ring_.LocateHash(static_cast<uint32_t>(hashes[i]))];
     }
   }
-  size_t num_nodes() const noexcept override { return nodes_.size(); }
-  std::vector<uint32_t> live_ids() const override { return ids_.ids(); }
-
-  uint32_t Add(const Node& node) override {
-    CheckNewNode(kName, nodes_, node);
-    nodes_.push_back(node);
-    uint32_t id = ids_.Issue();
-    try {
-      Rebuild();
-    } catch (...) {
-      nodes_.pop_back();
-      ids_.EraseAt(ids_.size() - 1);
-      Rebuild();
-      throw;
-    }
-    return id;
-  }
-  void Remove(uint32_t id) override {
-    size_t i = ids_.IndexOf(kName, id);
-    RequireNotLast(kName, nodes_.size());
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-    ids_.EraseAt(i);
-    Rebuild();
-  }
-
-  size_t MemoryBytes() const noexcept override {
-    return ring_.MemoryBytes() + ids_.ids().capacity() * sizeof(uint32_t);
-  }
+  size_t MemoryBytes() const noexcept override { return ring_.MemoryBytes() + IdBytes(); }
   std::optional<std::vector<double>> StructuralShares() const override {
     std::vector<double> by_index = ring_.StructuralShares();
-    std::vector<double> shares(ids_.next(), 0.0);
-    for (size_t i = 0; i < by_index.size(); ++i) shares[ids_.ids()[i]] = by_index[i];
+    std::vector<double> shares(next_id_, 0.0);
+    for (size_t i = 0; i < by_index.size(); ++i) shares[ids_[i]] = by_index[i];
     return shares;
+  }
+  double RingPointsPerNode() const noexcept override {
+    return weighted_ ? 0 : static_cast<double>(profile_.points_per_node);
   }
 
  private:
+  void OnAdd(const Node&, uint32_t) override { Rebuild(); }
+  void OnRemove(size_t, uint32_t) override { Rebuild(); }
   void Rebuild() {
-    weighted_ = false;
-    for (const Node& n : nodes_) weighted_ = weighted_ || n.weight != 1;
-    ring_ = Ring::Build(ResearchProfile(*hasher_, points_), nodes_, weighted_);
+    bool weighted = false;
+    for (const Node& n : nodes_) weighted = weighted || n.weight != 1;
+    ring_ = Ring::Build(profile_, nodes_, weighted);  // the old ring stays if this throws
+    weighted_ = weighted;
   }
 
-  const Hasher* hasher_;
-  uint32_t points_;
-  std::vector<Node> nodes_;  // live nodes, parallel to ids_
-  IdSet ids_;
+  Profile profile_;
   bool weighted_ = false;
   Ring ring_;
 };
 
-}  // namespace
-
-std::unique_ptr<Algorithm> NewRing(std::span<const Node> nodes, const AlgorithmParams& p) {
-  CheckNodes(kName, nodes);
-  return std::make_unique<RingAlgorithm>(nodes, p);
+void Admit(const Params& p, const TimelineStep& step) {
+  AdmitRing(RingProfile(p), step.live, false);
 }
 
-}  // namespace algorithms_internal
+double Memory(const Params& p, uint64_t n) {
+  return 10.0 * static_cast<double>(n * p.Integer("points_per_node")) +
+         4.0 * static_cast<double>(n);
+}
 
-}  // namespace chsim
+constexpr ParamSpec kParams[] = {kHasherParam, kKeyHasherParam, kPointsParam};
+
+}  // namespace
+
+constinit const AlgorithmSpec kRingSpec{
+    .name = "ring",
+    .summary = "Ketama ring with any hasher and points per node",
+    .paper =
+        "Karger, Lehman, Leighton, Panigrahy, Levine & Lewin, \"Consistent Hashing and "
+        "Random Trees\", STOC 1997; libketama (last.fm, 2007)",
+    .year = 1997,
+    .capabilities = {.weights = true,
+                     .arbitrary_removal = true,
+                     .incremental = false,
+                     .exact_shares = true,
+                     .stateful = false,
+                     .minimal_disruption = true,  // unweighted
+                     .history_free = true},
+    .params = kParams,
+    .balance_bound = 1.45,
+    .memory_bytes = Memory,
+    .memory_doc = "8-12 bytes per point (points x nodes), 4 per node",
+    .key_hasher = KeyHasherOrPointHasher,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<RingAlgorithm>(nodes, p);
+    },
+};
+
+}  // namespace chsim::algorithms_internal

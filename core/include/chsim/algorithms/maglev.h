@@ -19,6 +19,8 @@
 #include <span>
 #include <vector>
 
+#include "chsim/params.h"  // IsPrime
+
 namespace chsim {
 
 struct MaglevBackend {
@@ -26,9 +28,6 @@ struct MaglevBackend {
   uint64_t skip = 1;    // step, in [1, M - 1]
   uint32_t weight = 1;  // >= 1
 };
-
-// True when m is prime (trial division; m < 2^40 is fast enough).
-bool IsPrime(uint64_t m) noexcept;
 
 // The offset and skip chsim derives from a node seed: offset = h1 mod M,
 // skip = h2 mod (M - 1) + 1, with h1, h2 two independent 64-bit mixes of the

@@ -8,9 +8,13 @@
 //   rebuild  the algorithm is rebuilt over the surviving nodes in global-id
 //            order (what a deployment of jump must do to drop a middle node);
 //            the survivors are renumbered inside the algorithm, and the
-//            remapping metrics then show the cost
-// Also wraps a Ketama compatibility profile (MakeProfile + Ring) as the
-// algorithm "ketama", keys hashed with the profile's key hasher.
+//            remapping metrics then show the cost; a rebuild that fails
+//            skips the case
+//
+// A shadow deployment (Build::kShadow) runs the same code over the
+// algorithm's shadow (AlgorithmSpec::MakeShadow): the same node names, random
+// choices, refusals and messages, without building anything. The plan
+// (plan.h) replays every case that way before a run.
 //
 // Trials: trial t names its nodes with the pattern's i shifted by t blocks
 // of (nodes + nodes the events add); random parts ({hex:N} names, random
@@ -59,16 +63,19 @@ TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept;
 // The initial node list of a case in trial t.
 std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial);
 
-// Builds the case's algorithm over `nodes` (ketama: the profile adapter).
-// Throws Unsupported / std::invalid_argument as MakeAlgorithm does.
-std::unique_ptr<Algorithm> MakeCaseAlgorithm(const AlgorithmConfig& config,
-                                             std::span<const Node> nodes, bool weighted);
+enum class Build { kReal, kShadow };
+
+// The case's algorithm over `nodes` (the trial's initial nodes): throws
+// UsageError for what the algorithm refuses (std::invalid_argument, or
+// Unsupported under "error") and CaseSkipped for Unsupported under "skip" or
+// "rebuild". The one way a run builds a case's algorithm at its start.
+std::unique_ptr<Algorithm> BuildCaseAlgorithm(const Scenario& s, const CaseSpec& c,
+                                              std::span<const Node> nodes, Build build);
 
 class Deployment {
  public:
-  // Throws UsageError (bad parameters, or unsupported under "error") or
-  // CaseSkipped (unsupported under "skip").
-  Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial);
+  // Throws what BuildCaseAlgorithm throws.
+  Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Build build = Build::kReal);
 
   uint32_t Locate(uint64_t key_hash) const noexcept { return to_global_[alg_->Locate(key_hash)]; }
   // out[i] = Locate(hashes[i]); `out` doubles as scratch.
@@ -78,7 +85,7 @@ class Deployment {
   }
   uint32_t Assign(uint64_t key_hash) { return to_global_[alg_->Assign(key_hash)]; }
   void ResetAssignments() { alg_->ResetAssignments(); }
-  bool stateful() const noexcept { return caps_.stateful; }
+  bool stateful() const noexcept { return alg_->capabilities().stateful; }
 
   // Applies event `e` (step number `step`, 1-based).
   void Apply(const EventSpec& e, uint32_t step);
@@ -95,7 +102,7 @@ class Deployment {
   // Whether an event fell back to a rebuild.
   bool rebuilt() const noexcept { return rebuilt_; }
   const Algorithm& algorithm() const noexcept { return *alg_; }
-  const Hasher& key_hasher() const noexcept { return *key_hasher_; }
+  const Hasher& key_hasher() const noexcept { return *case_->algorithm.key_hasher; }
 
  private:
   void Rebuild(const std::string& why);
@@ -104,20 +111,26 @@ class Deployment {
   void AddNode(uint32_t global, const EventSpec& e);
   uint32_t GlobalFor(const Node& node);
   std::vector<uint32_t> LiveIds() const;
+  // The targets of remove / fail / reweight.
+  std::vector<uint32_t> PickRandom(size_t k, uint32_t step, const std::string& where,
+                                   const EventSpec& e) const;
+  std::vector<uint32_t> PickNamed(const EventSpec& e, const std::string& where) const;
+  std::vector<uint32_t> PickLast(const EventSpec& e, const std::string& where) const;
+  void ApplyAdd(const EventSpec& e, const std::string& where);
+  void ApplyFail(const EventSpec& e, uint32_t step, const std::string& where);
 
   const Scenario* scenario_;
   const CaseSpec* case_;
   TrialSeeds seeds_;
   std::vector<Node> nodes_;
   std::vector<bool> live_;
-  std::vector<uint32_t> order_;   // live global ids in order added (for "last")
-  std::vector<uint32_t> failed_;  // failed global ids, in failure order
+  std::vector<uint32_t> order_;      // live global ids in order added (for "last")
+  std::vector<uint32_t> failed_;     // failed global ids, in failure order
   std::vector<uint32_t> to_global_;  // algorithm id -> global id
   std::vector<uint32_t> to_alg_;     // global id -> algorithm id (UINT32_MAX if dead)
   std::unique_ptr<Algorithm> alg_;
-  Capabilities caps_;
-  const Hasher* key_hasher_ = nullptr;
-  uint64_t next_index_ = 0;       // pattern index of the next added node
+  Build build_;
+  uint64_t next_index_ = 0;  // pattern index of the next added node
   double ring_points_ = 0;
   bool weighted_ = false;
   bool rebuilt_ = false;

@@ -4,7 +4,8 @@
 //
 // Layout of a result document (format kResultsSchemaVersion):
 //   schema_version, kind, scenario (resolved), scenario_file, shard,
-//   provenance, cases[], rows[] (tidy: one metric value per row), summary[]
+//   provenance, algorithms[] (the catalog entry of every algorithm the
+//   scenario names), cases[], rows[] (tidy: one metric value per row), summary[]
 //   (mean and 95% CI across trials), nodes[] (per-node long table),
 //   transitions[] (remap transition matrix entries, when asked).
 // Rows are ordered by case index, trial, step, then metric in the order the
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "chsim/sim/metrics.h"
 #include "chsim/sim/scenario.h"
 
 namespace chsim::sim {
@@ -30,16 +32,16 @@ inline constexpr int kResultsSchemaVersion = 1;
 struct MetricRow {
   uint32_t trial;
   uint32_t step;
-  std::string_view metric;  // a name from AllMetrics()
-  double value;             // NaN is written as null
+  MetricRef metric;  // its catalog entry
+  double value;      // NaN is written as null
 };
 
 struct NodeRow {
   uint32_t trial, step, node;
-  uint32_t weight;  // the node's weight at this step (a reweight changes it)
-  double load;      // units on the node (sampled), NaN without sampling
-  double expected;  // units * weight share
-  double share;     // exact structural share, NaN without
+  uint32_t weight;             // the node's weight at this step (a reweight changes it)
+  double load;                 // units on the node (sampled), NaN without sampling
+  double expected;             // units * weight share
+  double share;                // exact structural share, NaN without
   double moved_in, moved_out;  // units moved in / out in this step (step >= 1)
 };
 
@@ -51,7 +53,7 @@ struct TransitionRow {
 struct CaseResult {
   std::string status = "not_run";  // ok, skipped, not_run
   std::string message;
-  std::vector<std::string> step_events;       // step 0: "initial"
+  std::vector<std::string> step_events;          // step 0: "initial"
   std::vector<std::vector<std::string>> labels;  // per trial: global id -> label
   std::vector<MetricRow> rows;
   std::vector<NodeRow> nodes;
@@ -61,6 +63,10 @@ struct CaseResult {
 struct Shard {
   uint32_t index = 0, count = 1;
 };
+
+// The `algorithms` block: for each spec, its name, summary, paper, year,
+// capabilities (removal: "any" or "last_added") and parameters with docs.
+Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs);
 
 // Builds the result document.
 Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,

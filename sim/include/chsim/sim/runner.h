@@ -1,7 +1,11 @@
 // Runner: executes a scenario's cases (trials, event steps, sampled passes
 // over the workload, throughput timing) and collects their results.
 //
-// Parallelism: cases run on a pool of min(threads, cases) workers; each
+// Before the first case, the scenario is planned (plan.h): a run that starts
+// runs to the end (or is interrupted), and a scenario it refuses is refused
+// before any case runs.
+//
+// Parallelism (thread_pool.h): cases run on min(threads, cases) workers; each
 // case's passes over the keys split the key range into fixed blocks over
 // threads / workers threads. Loads and move counts are integer sums, so the
 // reduction is exact and the figures are identical on any thread count.
@@ -27,6 +31,7 @@ class Progress;
 struct RunOptions {
   unsigned threads = 1;
   Shard shard;
+  bool force = false;  // run beyond kMaxWorkWithoutForce
 };
 
 struct RunOutput {
@@ -36,6 +41,9 @@ struct RunOutput {
 
 // The cases a shard runs: every index with index % count == shard.index.
 std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard);
+
+// Whether a case places keys (balance or remap asked, and a workload with units).
+bool CaseSamples(const Scenario& s, const CaseSpec& c);
 
 // Work units the run will do (for progress): key placements, i.e. the keys
 // (or requests) of each case x trials x (1 + 3 x events with remapping).
@@ -48,8 +56,13 @@ uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cas
 // split a larger sweep over machines, or --force to run it anyway.
 inline constexpr uint64_t kMaxWorkWithoutForce = 20'000'000'000ULL;
 
-// Runs the shard's cases. `progress` may be null. Throws UsageError (a bad
-// event for this node set, an unsupported operation under "error"),
+// Throws UsageError (naming the estimate and the way out) when `cases` are
+// more work than kMaxWorkWithoutForce and `force` is false.
+void CheckWork(const Scenario& s, const std::vector<const CaseSpec*>& cases, bool force);
+
+// Plans the scenario, then runs the shard's cases. `progress` may be null.
+// Throws UsageError (what the plan refuses: a bad event for this node set, an
+// unsupported operation under "error", the work limit without force),
 // Interrupted, or RuntimeError. When interrupted, `finished` (if not null)
 // receives the number of cases that completed.
 RunOutput RunScenario(const Scenario& s, const RunOptions& options, Progress* progress,
@@ -57,8 +70,8 @@ RunOutput RunScenario(const Scenario& s, const RunOptions& options, Progress* pr
 
 // Runs one case (all trials and steps, and its throughput when asked) on
 // `key_threads` threads. Exposed for tests.
-CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads,
-                   Progress* progress, bool with_throughput);
+CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, Progress* progress,
+                   bool with_throughput);
 
 }  // namespace chsim::sim
 

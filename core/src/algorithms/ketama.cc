@@ -1,0 +1,121 @@
+// `ketama`: a Ketama compatibility profile (chsim/profile.h: spymemcached,
+// libmemcached, twemproxy, uhashring, ...) behind the Algorithm interface, so
+// a simulation places keys exactly as that client would. Keys are hashed with
+// the profile's key hasher (KeyHasher), located by its low 32 bits. Every
+// Add/Remove rebuilds the ring over the live nodes in id order, as the peers
+// do when their server list changes.
+//
+// Capabilities are those every profile keeps: profiles whose point counts
+// depend on n (libmemcached's float formula) move keys between survivors on
+// add/remove, so minimal disruption is not claimed.
+#include "chsim/ring.h"
+#include "internal.h"
+
+namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kKetamaSpec;
+
+namespace {
+
+Profile KetamaProfile(const Params& p) {
+  return MakeProfile(p.Text("profile"), ProfileOptions{p.Text("hash_algorithm"), p.Text("hasher")});
+}
+
+class Ketama final : public AlgorithmBase {
+ public:
+  Ketama(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kKetamaSpec, nodes, p), profile_(KetamaProfile(p)) {
+    Rebuild();
+  }
+
+  uint32_t Locate(uint64_t key_hash) const noexcept override {
+    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
+  }
+  void LocateBatch(std::span<const uint64_t> hashes,
+                   std::span<uint32_t> out) const noexcept override {
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      out[i] = ids_[ring_.LocateHash(static_cast<uint32_t>(hashes[i]))];
+    }
+  }
+  size_t MemoryBytes() const noexcept override { return ring_.MemoryBytes() + IdBytes(); }
+  std::optional<std::vector<double>> StructuralShares() const override {
+    std::vector<double> by_index = ring_.StructuralShares();
+    std::vector<double> shares(next_id_, 0.0);
+    for (size_t i = 0; i < by_index.size(); ++i) shares[ids_[i]] = by_index[i];
+    return shares;
+  }
+  double RingPointsPerNode() const noexcept override {
+    bool weighted = params().weighted_list;
+    for (const Node& n : nodes_) weighted = weighted || n.weight != 1;
+    return weighted ? 0 : static_cast<double>(ring_.size()) / static_cast<double>(nodes_.size());
+  }
+
+ private:
+  void OnAdd(const Node&, uint32_t) override { Rebuild(); }
+  void OnRemove(size_t, uint32_t) override { Rebuild(); }
+  void Rebuild() { ring_ = Ring::Build(profile_, nodes_, params().weighted_list); }
+
+  Profile profile_;
+  Ring ring_;
+};
+
+std::vector<std::string_view> ProfileNames() {
+  std::vector<std::string_view> names;
+  for (const ProfileInfo& p : AllProfiles()) names.push_back(p.name);
+  return names;
+}
+
+constexpr ParamSpec kParams[] = {
+    {.name = "profile",
+     .type = ParamType::kString,
+     .doc = "the client reproduced (chsim list: profiles)",
+     .default_text = "spymemcached",
+     .choices = ProfileNames,
+     .sweepable = true},
+    {.name = "hash_algorithm",
+     .type = ParamType::kString,
+     .doc = "spymemcached profiles: DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)",
+     .default_text = ""},
+    {.name = "hasher",
+     .type = ParamType::kString,
+     .doc = "key hasher where the client lets you choose (libmemcached-ketama, twemproxy)",
+     .default_text = "",
+     .choices = HasherNames},
+};
+
+void Admit(const Params& p, const TimelineStep& step) {
+  AdmitRing(KetamaProfile(p), step.live, p.weighted_list);
+}
+
+std::string_view KeyHasher(const Params& p) { return KetamaProfile(p).key_hasher->name; }
+
+double Memory(const Params&, uint64_t n) { return 10.0 * 160 * static_cast<double>(n) + 4.0 * n; }
+
+}  // namespace
+
+constinit const AlgorithmSpec kKetamaSpec{
+    .name = "ketama",
+    .summary =
+        "a memcached client's Ketama ring (a compatibility profile), keys hashed as the "
+        "client does",
+    .paper = "Karger et al., STOC 1997; libketama (last.fm, 2007); the clients' sources",
+    .year = 2007,
+    .capabilities = {.weights = true,
+                     .arbitrary_removal = true,
+                     .incremental = false,
+                     .exact_shares = true,
+                     .stateful = false,
+                     .minimal_disruption = false,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1.45,
+    .memory_bytes = Memory,
+    .memory_doc = "8-12 bytes per point (about 160 per node), 4 per node",
+    .key_hasher = KeyHasher,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Ketama>(nodes, p);
+    },
+};
+
+}  // namespace chsim::algorithms_internal
