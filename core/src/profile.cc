@@ -56,6 +56,11 @@ constexpr SpyAlgorithm kSpyAlgorithms[] = {
     {"FNV1A_32_HASH", "spy_fnv1a_32"},
 };
 
+constexpr std::string_view kSpyAlgorithmNames[] = {
+    kSpyAlgorithms[0].name, kSpyAlgorithms[1].name, kSpyAlgorithms[2].name, kSpyAlgorithms[3].name,
+    kSpyAlgorithms[4].name, kSpyAlgorithms[5].name, kSpyAlgorithms[6].name};
+static_assert(std::size(kSpyAlgorithmNames) == std::size(kSpyAlgorithms));
+
 void ApplySpyAlgorithm(Profile& p, const std::string& algorithm) {
   std::string_view alg = algorithm.empty() ? "KETAMA_HASH" : std::string_view(algorithm);
   for (const SpyAlgorithm& a : kSpyAlgorithms) {
@@ -80,6 +85,10 @@ void RejectOption(std::string_view profile, std::string_view option, const std::
 }
 
 }  // namespace
+
+std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept {
+  return kSpyAlgorithmNames;
+}
 
 std::span<const ProfileInfo> AllProfiles() noexcept { return kProfiles; }
 

@@ -130,10 +130,11 @@ struct AlgorithmSpec {
   Capabilities capabilities = {};
   std::span<const ParamSpec> params = {};  // in sweep and case-id order
 
-  // Largest node share / expected share (and smallest, inverted) that the
-  // algorithm keeps with its default parameters over 100 equal nodes; 1 for
-  // schemes whose shares are equal up to sampling. The conformance kit checks
-  // it within sampling error, weighted too when capabilities.weights.
+  // Largest node share / expected share (expected: the weight share) that
+  // the algorithm keeps with its default parameters over 100 nodes; 1 for
+  // schemes whose shares are equal up to sampling, c for bounded loads. The
+  // conformance kit checks it within sampling error, with weights too when
+  // capabilities.weights.
   double balance_bound = 1;
   // MemoryBytes() an instance over `nodes` equal nodes uses, as documented
   // (the kit checks it within a factor of 2 at several n).

@@ -25,18 +25,18 @@ namespace chsim {
 
 // The string hashed for point i of a node.
 enum class PointKeyFormat {
-  kHostPort,       // "host:port-i"; spymemcached's default (port kept even if 11211)
-  kHostOrHostPort, // "host-i" if port == 11211 else "host:port-i"; libmemcached
-  kSlashHostPort,  // "/host:port-i"; libmemcached KETAMA_SPY (pre-2.5 spymemcached)
-  kName,           // "NAME-i", NAME = explicit name, else host / host:port as above; twemproxy
-  kLabel,          // "label-i", the node as written; uhashring
+  kHostPort,        // "host:port-i"; spymemcached's default (port kept even if 11211)
+  kHostOrHostPort,  // "host-i" if port == 11211 else "host:port-i"; libmemcached
+  kSlashHostPort,   // "/host:port-i"; libmemcached KETAMA_SPY (pre-2.5 spymemcached)
+  kName,            // "NAME-i", NAME = explicit name, else host / host:port as above; twemproxy
+  kLabel,           // "label-i", the node as written; uhashring
 };
 
 // How many points a node gets.
 enum class PointCount {
-  kConstant,          // points_per_node for every node
-  kWeightedFloat,     // floor((float)(w/W * base/4 * n)) * 4, float32 as the C and Java peers
-  kWeightedInteger,   // (base/4 * n * w) // W iterations of 4 points; uhashring
+  kConstant,         // points_per_node for every node
+  kWeightedFloat,    // floor((float)(w/W * base/4 * n)) * 4, float32 as the C and Java peers
+  kWeightedInteger,  // (base/4 * n * w) // W iterations of 4 points; uhashring
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -110,6 +110,10 @@ struct ProfileInfo {
 // The named compatibility profiles, in a fixed order.
 std::span<const ProfileInfo> AllProfiles() noexcept;
 
+// spymemcached's DefaultHashAlgorithm names ProfileOptions::hash_algorithm
+// accepts (spymemcached profiles only).
+std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept;
+
 // Throws std::invalid_argument for an unknown name (listing the valid ones) or
 // an option the profile does not accept.
 Profile MakeProfile(std::string_view name, const ProfileOptions& options = {});
@@ -123,8 +127,8 @@ Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node);
 
 // Points a node of weight `weight` gets out of `total_weight`, among `n` nodes,
 // under the profile's rule for a list that is (or is not) weighted.
-uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
-                       uint64_t total_weight, size_t n) noexcept;
+uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight, uint64_t total_weight,
+                       size_t n) noexcept;
 
 // The point-key prefix of a node ("host:port", "host", "/host:port", NAME or
 // label); point i hashes prefix + "-" + i.

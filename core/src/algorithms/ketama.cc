@@ -59,6 +59,11 @@ class Ketama final : public AlgorithmBase {
   Ring ring_;
 };
 
+std::vector<std::string_view> HashAlgorithmNames() {
+  std::span<const std::string_view> names = SpymemcachedHashAlgorithms();
+  return {names.begin(), names.end()};
+}
+
 std::vector<std::string_view> ProfileNames() {
   std::vector<std::string_view> names;
   for (const ProfileInfo& p : AllProfiles()) names.push_back(p.name);
@@ -74,8 +79,9 @@ constexpr ParamSpec kParams[] = {
      .sweepable = true},
     {.name = "hash_algorithm",
      .type = ParamType::kString,
-     .doc = "spymemcached profiles: DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)",
-     .default_text = ""},
+     .doc = "spymemcached profiles: DefaultHashAlgorithm (default KETAMA_HASH)",
+     .default_text = "",
+     .choices = HashAlgorithmNames},
     {.name = "hasher",
      .type = ParamType::kString,
      .doc = "key hasher where the client lets you choose (libmemcached-ketama, twemproxy)",
@@ -108,7 +114,7 @@ constinit const AlgorithmSpec kKetamaSpec{
                      .minimal_disruption = false,
                      .history_free = false},
     .params = kParams,
-    .balance_bound = 1.45,
+    .balance_bound = 1.35,
     .memory_bytes = Memory,
     .memory_doc = "8-12 bytes per point (about 160 per node), 4 per node",
     .key_hasher = KeyHasher,

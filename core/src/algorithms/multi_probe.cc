@@ -100,7 +100,7 @@ constinit const AlgorithmSpec kMultiProbeSpec{
                      .minimal_disruption = true,
                      .history_free = true},
     .params = kParams,
-    .balance_bound = 1.25,
+    .balance_bound = 1.15,
     .memory_bytes = [](const Params&, uint64_t n) { return 16.0 * static_cast<double>(n); },
     .memory_doc = "16 bytes per node (point, owner, id)",
     .key_hasher = KeyHasherOrPointHasher,

@@ -101,7 +101,7 @@ constinit const AlgorithmSpec kRingSpec{
                      .minimal_disruption = true,  // unweighted
                      .history_free = true},
     .params = kParams,
-    .balance_bound = 1.45,
+    .balance_bound = 1.35,
     .memory_bytes = Memory,
     .memory_doc = "8-12 bytes per point (points x nodes), 4 per node",
     .key_hasher = KeyHasherOrPointHasher,
