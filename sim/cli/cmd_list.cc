@@ -9,6 +9,7 @@
 #include "chsim/profile.h"
 #include "chsim/sim/metrics.h"
 #include "chsim/sim/scenario.h"
+#include "chsim/sim/spec_docs.h"
 #include "chsim/sim/workload.h"
 #include "commands.h"
 
@@ -83,16 +84,23 @@ void List() {
 
 void AddListCommand(CLI::App& app) {
   static bool schema = false;
+  static bool markdown = false;
   CLI::App* cmd = app.add_subcommand(
       "list",
       "List profiles, hashers, algorithms (parameters, capabilities, paper), scenario workloads\n"
       "and result metrics, each with a one-line description.\n"
       "Examples: chsim list\n"
-      "          chsim list --schema > scenarios/schema.json   # regenerate the scenario schema");
+      "          chsim list --schema > scenarios/schema.json   # regenerate the scenario schema\n"
+      "          chsim list --markdown                         # README's algorithm table");
   cmd->add_flag("--schema", schema,
                 "print scenarios/schema.json with its algorithm and workload parts made from the "
                 "specs (what chsim checks scenarios against)");
+  cmd->add_flag("--markdown", markdown, "print README.md's algorithm table (made from the specs)");
   cmd->callback([] {
+    if (markdown) {
+      std::fputs(sim::AlgorithmTableMarkdown().c_str(), stdout);
+      return;
+    }
     if (schema) {
       std::fputs(sim::FormatScenarioSchema().c_str(), stdout);
       return;

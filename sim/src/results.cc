@@ -43,7 +43,10 @@ Json ParameterEntry(const ParamSpec& p) {
               : p.type == ParamType::kNumber ? "number"
                                              : "string";
   j["default"] = ParamJson(p.Default());
-  if (p.type != ParamType::kString) {
+  if (p.type == ParamType::kInteger) {
+    j["minimum"] = static_cast<uint64_t>(p.min);
+    j["maximum"] = static_cast<uint64_t>(p.max);
+  } else if (p.type == ParamType::kNumber) {
     j["minimum"] = p.min;
     j["maximum"] = p.max;
   }

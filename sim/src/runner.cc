@@ -338,8 +338,10 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, P
 
 RunOutput RunScenario(const Scenario& s, const RunOptions& options, Progress* progress,
                       size_t* finished) {
-  if (progress) progress->SetPhase("planning");
-  PlanScenario(s, PlanOptions{options.threads, options.shard, options.force});
+  if (options.plan) {
+    if (progress) progress->SetPhase("planning");
+    PlanScenario(s, PlanOptions{options.threads, options.shard, options.force});
+  }
   RunOutput out;
   out.cases = ShardCases(s, options.shard);
   out.results.resize(out.cases.size());

@@ -32,8 +32,20 @@ std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& 
 
 void Workload::KeyAt(uint64_t, uint64_t, std::string* out) const { out->clear(); }
 
-void Workload::KeysAt(uint64_t, uint64_t, size_t count, KeyBlock* block) const {
-  block->keys.assign(count, std::string_view());
+void Workload::KeysAt(uint64_t seed, uint64_t begin, size_t count, KeyBlock* block) const {
+  std::vector<uint64_t>& ends = block->index;  // scratch: each key's end in bytes
+  ends.resize(count);
+  block->bytes.clear();
+  std::string key;
+  for (size_t j = 0; j < count; ++j) {
+    KeyAt(seed, begin + j, &key);
+    block->bytes.insert(block->bytes.end(), key.begin(), key.end());
+    ends[j] = block->bytes.size();
+  }
+  block->keys.resize(count);
+  for (size_t j = 0, start = 0; j < count; start = ends[j++]) {
+    block->keys[j] = std::string_view(block->bytes.data() + start, ends[j] - start);
+  }
 }
 
 void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>&) const {}

@@ -32,6 +32,9 @@ struct RunOptions {
   unsigned threads = 1;
   Shard shard;
   bool force = false;  // run beyond kMaxWorkWithoutForce
+  // Plan first (plan.h). Only tests turn it off, to compare the plan with
+  // what an unplanned run meets.
+  bool plan = true;
 };
 
 struct RunOutput {

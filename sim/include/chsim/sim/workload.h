@@ -54,7 +54,8 @@ class Workload {
   // Writes the key of unit u into *out (weight 1). REQUIRES: indexed().
   virtual void KeyAt(uint64_t seed, uint64_t u, std::string* out) const;
   // Fills *block with the keys of units [begin, begin + count), each equal to
-  // KeyAt's. REQUIRES: indexed().
+  // KeyAt's. REQUIRES: indexed(). Default: KeyAt key by key (generated
+  // workloads render a block at once with KeyShape::RenderBlock).
   virtual void KeysAt(uint64_t seed, uint64_t begin, size_t count, KeyBlock* block) const;
   // Calls f(key, weight) for every unit in order; stops early when f returns
   // false. REQUIRES: !indexed(). Throws UsageError "FILE:LINE: ..." for a bad
