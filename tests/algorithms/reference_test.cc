@@ -139,9 +139,7 @@ TEST(Reference, WeightedRingEqualsABruteForceFromTheDefinition) {
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i].weight = weights[i];
   for (std::string_view hasher : {"xxh3", "md5"}) {
     SCOPED_TRACE(std::string(hasher));
-    AlgorithmParams p;
-    p.hasher = std::string(hasher);
-    p.points_per_node = 160;
+    Params p{{"hasher", std::string(hasher)}, {"points_per_node", uint64_t{160}}};
     auto a = MakeAlgorithm("ring", nodes, p);
     const Hasher& h = GetHasher(hasher);
     const BruteForceRing brute(h, 160, nodes);
@@ -181,8 +179,7 @@ TEST(Reference, RingTieGoesToTheLaterNode) {
     std::vector<Node> nodes(2);
     nodes[0].label = swap ? b_label : a_label;
     nodes[1].label = swap ? a_label : b_label;
-    AlgorithmParams p;
-    p.points_per_node = 8;
+    Params p{{"points_per_node", uint64_t{8}}};
     auto ring = MakeAlgorithm("ring", nodes, p);
     EXPECT_EQ(ring->Locate(shared), 1u) << "the later node wins the shared point";
     EXPECT_EQ(BruteForceRing(h, 8, nodes).Locate(shared), 1u);

@@ -21,7 +21,7 @@ endforeach()
 foreach(alg jump multi_probe bounded_load anchor memento modulo)
   add_test(NAME algorithms.cli_locate_refuses_weights_${alg}
            COMMAND ${CHSIM_PYTHON} ${_expect} --exit 2
-                   --stderr "^chsim: error: [^\n]*weighted\\.txt: ${alg} does not support weights \\(node '10\\.0\\.0\\.2:11211' has weight 3\\); use ring, rendezvous or maglev[^\n]*\n$"
+                   --stderr "^chsim: error: [^\n]*weighted\\.txt: ${alg} does not support weights \\(node '10\\.0\\.0\\.2:11211' has weight 3\\); use ring, ketama, rendezvous or maglev[^\n]*\n$"
                    -- $<TARGET_FILE:chsim> locate --servers ${_alg_data}/weighted.txt
                    --algorithm ${alg} ${_alg_data}/keys.txt)
 endforeach()

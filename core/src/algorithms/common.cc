@@ -13,11 +13,25 @@ namespace {
   throw std::invalid_argument(std::string(algorithm) + ": " + what);
 }
 
+// "ring, ketama, rendezvous or maglev": the registered algorithms with weights.
+std::string WeightedAlgorithms() {
+  std::vector<std::string_view> names;
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (spec->capabilities.weights) names.push_back(spec->name);
+  }
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 void RequireUnweighted(std::string_view algorithm, const Node& n) {
   if (n.weight != 1) {
     throw Unsupported(std::string(algorithm) + " does not support weights (node '" + n.label +
-                      "' has weight " + std::to_string(n.weight) +
-                      "); use an algorithm with weights (chsim list), or drop the weights");
+                      "' has weight " + std::to_string(n.weight) + "); use " +
+                      WeightedAlgorithms() + ", or drop the weights");
   }
 }
 
