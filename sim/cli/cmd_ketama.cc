@@ -110,7 +110,8 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   }
   cmd->add_option("--remove", a.remove,
                   "remove this server (a label of --servers) after building; repeatable, applied "
-                  "in order (stateful algorithms: anchor, memento)");
+                  "in order (stateful algorithms: anchor, memento)")
+      ->allow_extra_args(false);  // one label each time; the keys file stays positional
 }
 
 // Rejects algorithm parameters without --algorithm, and any flag the

@@ -2,8 +2,8 @@
 """Script tests of `chsim run/validate/merge` as a user runs them.
 
 Usage: cli_test.py CHSIM SOURCE_DIR TEST, TEST one of: schemas, determinism,
-shard_merge, interrupt, bad_input, help. Each exits non-zero on failure with
-a message saying what differed.
+shard_merge, interrupt, bad_input, help, plan, locate. Each exits non-zero on
+failure with a message saying what differed.
 """
 import json
 import os
@@ -264,6 +264,80 @@ def test_help(tmp):
     for word in ["metrics:", "workloads:", "algorithms:", "remap.excess", "zipf"]:
         if word not in p.stdout:
             fail(f"chsim list lacks {word}")
+
+
+def test_plan(tmp):
+    """validate, run --dry-run and run agree, from the command line."""
+    bad = write(tmp, "bad.json", {**SMALL, "algorithms": [{"algorithm": "anchor", "capacity": 9}],
+                                  "nodes": {"count": 8}, "on_unsupported": "error",
+                                  "events": [{"op": "add", "count": 2}]})
+    messages = []
+    for args in (["validate", bad], ["run", bad, "--dry-run"],
+                 ["run", bad, "-q", "-o", os.path.join(tmp, "bad.out")]):
+        p = run(args, expect=2)
+        messages.append([l for l in p.stderr.splitlines() if "capacity" in l])
+    if not messages[0] or messages[0] != messages[1] or messages[0] != messages[2]:
+        fail(f"validate, --dry-run and run differ: {messages}")
+    if "/events/0: anchor cannot add 2 (anchor: capacity 9 reached" not in messages[0][0]:
+        fail(f"unexpected refusal: {messages[0]}")
+    if os.path.exists(os.path.join(tmp, "bad.out")):
+        fail("a refused run wrote a result file")
+    # The same under "skip": accepted, and the plan says which case stops and why.
+    skip = write(tmp, "skip.json", {**json.load(open(bad)), "on_unsupported": "skip"})
+    p = run(["validate", skip])
+    if "1 cases will be skipped" not in p.stdout:
+        fail(f"validate does not count the skipped case: {p.stdout}")
+    p = run(["run", skip, "--dry-run"])
+    if "\tskipped: at /events/0 (add 2): anchor: capacity 9 reached" not in p.stdout:
+        fail(f"--dry-run does not show the plan: {p.stdout}")
+    # validate takes run's flags that change what run refuses.
+    run(["validate", "--seed", "3", "--shard", "0/2", "--force", skip])
+
+
+def locate(args, expect=0):
+    data = os.path.join(SOURCE, "tests", "algorithms", "data")
+    p = run(["locate", "--servers", os.path.join(data, "servers.txt")] + args +
+            [os.path.join(data, "keys.txt")], expect=expect)
+    return [line.split("\t")[1] for line in p.stdout.splitlines()] if expect == 0 else p.stderr
+
+
+def test_locate(tmp):
+    """locate's flags come from the specs; --remove applies removals in order."""
+    a1, a2, a3 = "10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"
+    full = locate(["--algorithm", "anchor"])
+    removed = locate(["--algorithm", "anchor", "--remove", a2])
+    if a2 in removed or any(f != r for f, r in zip(full, removed) if f != a2):
+        fail("anchor --remove moved keys other than the removed server's")
+    if locate(["--algorithm", "anchor", "--remove", a2]) != removed:
+        fail("--remove is not reproducible")
+    both = locate(["--algorithm", "anchor", "--capacity", "3", "--remove", a1, "--remove", a2])
+    if set(both) != {a3}:
+        fail(f"two removals leave one server: {set(both)}")
+    # A peer profile: a removal is the ring rebuilt without the server.
+    listed = os.path.join(tmp, "two.txt")
+    with open(listed, "w") as f:
+        f.write(f"{a1}\n{a3}\n")
+    data = os.path.join(SOURCE, "tests", "algorithms", "data")
+    p = run(["locate", "--servers", listed, os.path.join(data, "keys.txt")])
+    if locate(["--remove", a2]) != [l.split("\t")[1] for l in p.stdout.splitlines()]:
+        fail("profile --remove differs from the list without the server")
+    # Parameters as flags, from the specs: --points is --points-per-node.
+    if locate(["--algorithm", "ring", "--points", "40"]) != locate(
+            ["--algorithm", "ring", "--points-per-node", "40"]):
+        fail("--points and --points-per-node differ")
+    if locate(["--algorithm", "maglev", "--table-size", "auto"]) != locate(
+            ["--algorithm", "maglev", "--table-size", "65537"]):
+        fail("--table-size auto is not 65537 for 3 servers")
+    for args, words in ((["--algorithm", "ring", "--probes", "3"], "ring has no parameter 'probes'"),
+                        (["--algorithm", "multi_probe", "--probes", "2000"],
+                         "probes must be an integer 1..1024 (found 2000)"),
+                        (["--algorithm", "jump", "--remove", a1], "can only remove the most recently"),
+                        (["--algorithm", "anchor", "--remove", a1, "--remove", a1], "already removed"),
+                        (["--algorithm", "anchor", "--remove", "nope:1"], "found no such server"),
+                        (["--probes", "3"], "--probes needs --algorithm")):
+        err = locate(args, expect=2)
+        if words not in err or len(err.strip().splitlines()) != 1:
+            fail(f"locate {args}: expected one line with {words!r}, got {err!r}")
 
 
 if __name__ == "__main__":
