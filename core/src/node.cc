@@ -2,6 +2,13 @@
 
 namespace chsim {
 
+bool HasWeights(std::span<const Node> nodes) noexcept {
+  for (const Node& n : nodes) {
+    if (n.weight != 1) return true;
+  }
+  return false;
+}
+
 uint64_t TotalWeight(std::span<const Node> nodes) noexcept {
   uint64_t w = 0;
   for (const Node& n : nodes) w += n.weight;

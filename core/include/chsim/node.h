@@ -17,16 +17,20 @@ namespace chsim {
 inline constexpr uint32_t kDefaultPort = 11211;  // memcached's port
 
 struct Node {
-  std::string label;   // as written; unique key for reporting
-  std::string host;    // host part of the label
+  std::string label;  // as written; unique key for reporting
+  std::string host;   // host part of the label
   uint32_t port = kDefaultPort;
-  uint32_t weight = 1;     // >= 1
-  std::string name;    // optional explicit name (twemproxy's NAME column)
+  uint32_t weight = 1;      // >= 1
+  std::string name;         // optional explicit name (twemproxy's NAME column)
   bool port_given = false;  // whether the label spelled a port
 };
 
 // Sum of the weights. REQUIRES: nodes non-empty.
 uint64_t TotalWeight(std::span<const Node> nodes) noexcept;
+
+// Whether any node's weight differs from 1: the list is weighted (a list can
+// also be weighted by spelling weights out, all 1; its reader says so).
+bool HasWeights(std::span<const Node> nodes) noexcept;
 
 // A node list built from a count: labels "10.0.{i/256}.{i%256}:11211" style
 // (host "10.<i/65536>.<(i/256)%256>.<i%256>", port 11211), weight 1.

@@ -165,8 +165,7 @@ std::string_view KeyHasherOrXxh3(const Params& p) {
 
 uint64_t RingPointCount(const Profile& profile, std::span<const Node> nodes, bool weighted) {
   // As Ring::Build decides whether the list is weighted and counts points.
-  if (profile.weighted_only_above_one) weighted = false;
-  for (const Node& n : nodes) weighted = weighted || n.weight != 1;
+  weighted = (weighted && !profile.weighted_only_above_one) || HasWeights(nodes);
   const uint64_t total_weight = TotalWeight(nodes);
   uint64_t total = 0;
   for (const Node& n : nodes) {

@@ -134,6 +134,17 @@ inline constexpr ParamSpec kPointsParam{
 std::string_view KeyHasherOrPointHasher(const Params& p);
 std::string_view KeyHasherOrXxh3(const Params& p);
 
+// A Ketama ring over the live nodes, rebuilt on every add and remove, keys
+// located by the low 32 bits of their hash: the `ring` and `ketama`
+// algorithms. `weighted_list`: whether params.weighted_list (a list that
+// spells weights) selects the peers' weighted path (ketama) or is ignored
+// (ring). `theory_points`: RingPointsPerNode for equal weights (0: the ring's
+// points / nodes). A weighted instance is not minimally disruptive: the
+// weighted formulas give every node new points when n changes.
+std::unique_ptr<Algorithm> NewProfileRing(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                          const Params& params, Profile profile, bool weighted_list,
+                                          double theory_points);
+
 // Points a ring built with `profile` over `nodes` would hold (Ring::Build's
 // count, computed without hashing), and the admission check of a ring: at
 // most Ring::kMaxNodes nodes, 1..Ring::kMaxPoints points, with Ring::Build's

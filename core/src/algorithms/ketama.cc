@@ -3,12 +3,11 @@
 // a simulation places keys exactly as that client would. Keys are hashed with
 // the profile's key hasher (KeyHasher), located by its low 32 bits. Every
 // Add/Remove rebuilds the ring over the live nodes in id order, as the peers
-// do when their server list changes.
+// do when their server list changes (NewProfileRing, ring.cc).
 //
 // Capabilities are those every profile keeps: profiles whose point counts
 // depend on n (libmemcached's float formula) move keys between survivors on
 // add/remove, so minimal disruption is not claimed.
-#include "chsim/ring.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
@@ -20,44 +19,6 @@ namespace {
 Profile KetamaProfile(const Params& p) {
   return MakeProfile(p.Text("profile"), ProfileOptions{p.Text("hash_algorithm"), p.Text("hasher")});
 }
-
-class Ketama final : public AlgorithmBase {
- public:
-  Ketama(std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(kKetamaSpec, nodes, p), profile_(KetamaProfile(p)) {
-    Rebuild();
-  }
-
-  uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
-  }
-  void LocateBatch(std::span<const uint64_t> hashes,
-                   std::span<uint32_t> out) const noexcept override {
-    for (size_t i = 0; i < hashes.size(); ++i) {
-      out[i] = ids_[ring_.LocateHash(static_cast<uint32_t>(hashes[i]))];
-    }
-  }
-  size_t MemoryBytes() const noexcept override { return ring_.MemoryBytes() + IdBytes(); }
-  std::optional<std::vector<double>> StructuralShares() const override {
-    std::vector<double> by_index = ring_.StructuralShares();
-    std::vector<double> shares(next_id_, 0.0);
-    for (size_t i = 0; i < by_index.size(); ++i) shares[ids_[i]] = by_index[i];
-    return shares;
-  }
-  double RingPointsPerNode() const noexcept override {
-    bool weighted = params().weighted_list;
-    for (const Node& n : nodes_) weighted = weighted || n.weight != 1;
-    return weighted ? 0 : static_cast<double>(ring_.size()) / static_cast<double>(nodes_.size());
-  }
-
- private:
-  void OnAdd(const Node&, uint32_t) override { Rebuild(); }
-  void OnRemove(size_t, uint32_t) override { Rebuild(); }
-  void Rebuild() { ring_ = Ring::Build(profile_, nodes_, params().weighted_list); }
-
-  Profile profile_;
-  Ring ring_;
-};
 
 std::vector<std::string_view> HashAlgorithmNames() {
   std::span<const std::string_view> names = SpymemcachedHashAlgorithms();
@@ -119,9 +80,10 @@ constinit const AlgorithmSpec kKetamaSpec{
     .memory_doc = "8-12 bytes per point (about 160 per node), 4 per node",
     .key_hasher = KeyHasher,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Ketama>(nodes, p);
-    },
+    .make =
+        [](std::span<const Node> nodes, const Params& p) {
+          return NewProfileRing(kKetamaSpec, nodes, p, KetamaProfile(p), true, 0);
+        },
 };
 
 }  // namespace chsim::algorithms_internal

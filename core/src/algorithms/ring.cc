@@ -5,7 +5,8 @@
 // Ring points are 32-bit, so a 64-bit key hash is located by its low 32 bits
 // (the same bits the ring itself uses for a key hashed by a 32- or 64-bit
 // hasher). Add/Remove rebuild the ring from the live node list and map the
-// ring's owners (indexes into that list) back to node ids. Unweighted, each
+// ring's owners (indexes into that list) back to node ids (ProfileRing, which
+// `ketama` shares). Unweighted, each
 // node keeps its points whatever the others do, so disruption is minimal.
 // Weighted lists use the peers' float formula, whose point counts depend on
 // the total weight and node count: every node's points change on add/remove,
@@ -25,16 +26,20 @@ Profile RingProfile(const Params& p) {
                          static_cast<uint32_t>(p.Integer("points_per_node")));
 }
 
-class RingAlgorithm final : public AlgorithmBase {
+class ProfileRing final : public AlgorithmBase {
  public:
-  RingAlgorithm(std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(kRingSpec, nodes, p), profile_(RingProfile(p)) {
+  ProfileRing(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& p,
+              Profile profile, bool weighted_list, double theory_points)
+      : AlgorithmBase(spec, nodes, p),
+        profile_(std::move(profile)),
+        weighted_list_(weighted_list && p.weighted_list),
+        theory_points_(theory_points) {
     Rebuild();
   }
 
   Capabilities capabilities() const noexcept override {
-    Capabilities c = kRingSpec.capabilities;
-    c.minimal_disruption = !weighted_;
+    Capabilities c = AlgorithmBase::capabilities();
+    c.minimal_disruption = c.minimal_disruption && !weighted_;
     return c;
   }
   uint32_t Locate(uint64_t key_hash) const noexcept override {
@@ -55,20 +60,23 @@ class RingAlgorithm final : public AlgorithmBase {
     return shares;
   }
   double RingPointsPerNode() const noexcept override {
-    return weighted_ ? 0 : static_cast<double>(profile_.points_per_node);
+    if (weighted_) return 0;
+    return theory_points_ > 0
+               ? theory_points_
+               : static_cast<double>(ring_.size()) / static_cast<double>(ids_.size());
   }
 
  private:
   void OnAdd(const Node&, uint32_t) override { Rebuild(); }
   void OnRemove(size_t, uint32_t) override { Rebuild(); }
   void Rebuild() {
-    bool weighted = false;
-    for (const Node& n : nodes_) weighted = weighted || n.weight != 1;
-    ring_ = Ring::Build(profile_, nodes_, weighted);  // the old ring stays if this throws
-    weighted_ = weighted;
+    ring_ = Ring::Build(profile_, nodes_, weighted_list_);  // the old ring stays if this throws
+    weighted_ = weighted_list_ || HasWeights(nodes_);
   }
 
   Profile profile_;
+  bool weighted_list_;
+  double theory_points_;
   bool weighted_ = false;
   Ring ring_;
 };
@@ -85,6 +93,13 @@ double Memory(const Params& p, uint64_t n) {
 constexpr ParamSpec kParams[] = {kHasherParam, kKeyHasherParam, kPointsParam};
 
 }  // namespace
+
+std::unique_ptr<Algorithm> NewProfileRing(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                          const Params& params, Profile profile, bool weighted_list,
+                                          double theory_points) {
+  return std::make_unique<ProfileRing>(spec, nodes, params, std::move(profile), weighted_list,
+                                       theory_points);
+}
 
 constinit const AlgorithmSpec kRingSpec{
     .name = "ring",
@@ -106,9 +121,11 @@ constinit const AlgorithmSpec kRingSpec{
     .memory_doc = "8-12 bytes per point (points x nodes), 4 per node",
     .key_hasher = KeyHasherOrPointHasher,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<RingAlgorithm>(nodes, p);
-    },
+    .make =
+        [](std::span<const Node> nodes, const Params& p) {
+          return NewProfileRing(kRingSpec, nodes, p, RingProfile(p), false,
+                                static_cast<double>(p.Integer("points_per_node")));
+        },
 };
 
 }  // namespace chsim::algorithms_internal
