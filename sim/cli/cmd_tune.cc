@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/sim/errors.h"
@@ -37,16 +38,23 @@ struct TuneOptions {
 };
 
 nlohmann::json EstimateJson(const sim::TuneEstimate& e) {
-  return {{"points_per_node", e.points},   {"method", e.method},
-          {"draws", e.draws},              {"successes", e.successes},
-          {"probability", e.probability},  {"ci_low", e.ci_low},
-          {"ci_high", e.ci_high},          {"median_max_over_mean", e.median_max_over_mean},
+  return {{"points_per_node", e.points},
+          {"method", e.method},
+          {"draws", e.draws},
+          {"successes", e.successes},
+          {"probability", e.probability},
+          {"ci_low", e.ci_low},
+          {"ci_high", e.ci_high},
+          {"median_max_over_mean", e.median_max_over_mean},
           {"p95_max_over_mean", e.p95_max_over_mean}};
 }
 
 nlohmann::json CostJson(const sim::TuneCost& c) {
-  return {{"points_per_node", c.points}, {"ring_points", c.ring_points},
-          {"memory_bytes", c.memory_bytes}, {"build_ms", c.build_ms}, {"lookup_ns", c.lookup_ns}};
+  return {{"points_per_node", c.points},
+          {"ring_points", c.ring_points},
+          {"memory_bytes", c.memory_bytes},
+          {"build_ms", c.build_ms},
+          {"lookup_ns", c.lookup_ns}};
 }
 
 void RunTune(const TuneOptions& o) {
@@ -54,14 +62,26 @@ void RunTune(const TuneOptions& o) {
     throw sim::UsageError("give exactly one of --nodes N (N >= 2) or --servers FILE");
   }
   const std::string algorithm = o.algorithm.empty() ? "ring" : o.algorithm;
+  try {
+    // The algorithm and its hasher as the specs accept them.
+    const AlgorithmSpec& spec = GetAlgorithm(algorithm);
+    if (!o.hasher.empty() && spec.FindParam("hasher")) {
+      spec.FindParam("hasher")->Check(spec.name, o.hasher);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(std::string("--algorithm/--hasher: ") + e.what());
+  }
   if (algorithm != "ring" && algorithm != "maglev" && algorithm != "multi_probe") {
-    throw sim::UsageError("--algorithm '" + o.algorithm + "': tune accepts ring, maglev, multi_probe");
+    throw sim::UsageError("--algorithm '" + o.algorithm +
+                          "': tune searches ring (points_per_node), maglev (table_size) and "
+                          "multi_probe (probes)");
   }
   if (!o.profile.empty() && !o.algorithm.empty()) {
     throw sim::UsageError("give --profile NAME or --algorithm NAME --hasher NAME, not both");
   }
   if ((o.max_over_mean != 0) == (o.max_excess_churn != 0)) {
-    throw sim::UsageError("give exactly one target: --max-over-mean X (> 1) or --max-excess-churn X");
+    throw sim::UsageError(
+        "give exactly one target: --max-over-mean X (> 1) or --max-excess-churn X");
   }
   if (o.metric != "structural" && o.metric != "sampled") {
     throw sim::UsageError("--metric '" + o.metric + "': expected structural or sampled");
@@ -71,8 +91,9 @@ void RunTune(const TuneOptions& o) {
   r.hasher = o.hasher.empty() ? "xxh3" : o.hasher;
   try {
     GetHasher(r.hasher);
-    r.profile = o.profile.empty() ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher), 160)
-                                  : MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, ""});
+    r.profile = o.profile.empty()
+                    ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher), 160)
+                    : MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, ""});
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
   }
@@ -83,8 +104,8 @@ void RunTune(const TuneOptions& o) {
   }
   r.n = o.nodes;
   r.target = o.max_excess_churn != 0 ? o.max_excess_churn : o.max_over_mean;
-  r.objective = o.max_excess_churn != 0 ? sim::TuneObjective::kExcessChurn
-                                        : sim::TuneObjective::kMaxOverMean;
+  r.objective =
+      o.max_excess_churn != 0 ? sim::TuneObjective::kExcessChurn : sim::TuneObjective::kMaxOverMean;
   r.confidence = o.confidence;
   r.metric = o.metric == "sampled" ? sim::TuneMetric::kSampled : sim::TuneMetric::kStructural;
   r.keys = o.keys;
@@ -98,7 +119,8 @@ void RunTune(const TuneOptions& o) {
   r.seed = o.seed;
   r.threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   sim::TuneProgress progress;
-  if (!o.quiet) progress = [](const std::string& s) { std::fprintf(stderr, "tune: %s\n", s.c_str()); };
+  if (!o.quiet)
+    progress = [](const std::string& s) { std::fprintf(stderr, "tune: %s\n", s.c_str()); };
   sim::TuneResult res = sim::Tune(r, progress);
   std::printf("%s\n", res.summary.c_str());
   if (o.json.empty()) return;
