@@ -105,7 +105,7 @@ void ParamSpec::Check(std::string_view algorithm, const ParamValue& value) const
 ParamValue ParamSpec::Parse(std::string_view text, uint64_t nodes) const {
   const std::string t(text);
   auto fail = [&]() -> ParamValue {
-    throw std::invalid_argument(std::string(name) + ": found '" + t + "'; accepted: " + Accepted());
+    throw std::invalid_argument("found '" + t + "'; accepted: " + Accepted());
   };
   switch (type) {
     case ParamType::kInteger: {

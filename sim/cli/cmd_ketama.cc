@@ -91,6 +91,11 @@ std::string FlagOf(std::string_view param) {
   return flag;
 }
 
+// The flag as messages name it, with its alias ("--points-per-node/--points").
+std::string FlagName(std::string_view param) {
+  return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
+}
+
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--algorithm", a.name,
                   "an algorithm of chsim list instead of a peer profile; keys are hashed with "
@@ -120,7 +125,7 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
   if (a.name.empty()) {
     for (const auto& [param, text] : a.given) {
       if (cmd->count(FlagOf(param)) > 0) {
-        throw sim::UsageError(FlagOf(param) + " needs --algorithm NAME (see chsim list)");
+        throw sim::UsageError(FlagName(param) + " needs --algorithm NAME (see chsim list)");
       }
     }
     return;
@@ -135,7 +140,7 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
   }
   for (const auto& [param, text] : a.given) {
     if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
-      throw sim::UsageError(FlagOf(param) + ": " + a.name + " has no parameter '" + param +
+      throw sim::UsageError(FlagName(param) + ": " + a.name + " has no parameter '" + param +
                             "' (chsim list)");
     }
   }
@@ -147,8 +152,15 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOpti
   Params p;
   p.weighted_list = list.weighted;
   for (const auto& [param, text] : a.given) {
-    if (cmd->count(FlagOf(param)) > 0)
-      p.Set(param, spec.FindParam(param)->Parse(text, list.nodes.size()));
+    if (cmd->count(FlagOf(param)) == 0) continue;
+    const ParamSpec& ps = *spec.FindParam(param);
+    try {  // the spec's message, naming the flag
+      const ParamValue v = ps.Parse(text, list.nodes.size());
+      ps.Check(spec.name, v);
+      p.Set(param, v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError(FlagName(param) + ": " + e.what());
+    }
   }
   const std::pair<const char*, const std::string*> ring_options[] = {
       {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};

@@ -51,15 +51,14 @@ std::vector<Node> ParseLabels(const std::vector<std::string>& labels,
 
 }  // namespace
 
-std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial) {
-  if (!s.file_nodes.empty()) return s.file_nodes;
-  TrialSeeds seeds = SeedsForTrial(s.seed, trial);
-  const NodePattern& pattern = *c.compiled_pattern;
-  uint64_t first = FirstIndex(s, c, trial);
-  std::vector<std::string> labels(c.nodes);
+std::vector<uint32_t> InitialWeights(const Scenario& s, const CaseSpec& c, uint32_t trial) {
   std::vector<uint32_t> weights(c.nodes, 1);
+  if (!s.file_nodes.empty()) {
+    for (size_t k = 0; k < weights.size(); ++k) weights[k] = s.file_nodes[k].weight;
+    return weights;
+  }
+  const uint64_t seed = SeedsForTrial(s.seed, trial).weights;
   for (uint32_t k = 0; k < c.nodes; ++k) {
-    labels[k] = pattern.Render(first + k, seeds.nodes);
     switch (s.weights.kind) {
       case WeightSpec::Kind::kUniform:
         break;
@@ -67,25 +66,35 @@ std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t tr
         weights[k] = s.weights.values[k];
         break;
       case WeightSpec::Kind::kRandomUniform:
-        weights[k] =
-            s.weights.min + static_cast<uint32_t>(Bounded(Derive(seeds.weights, k),
-                                                          s.weights.max - s.weights.min + 1ULL));
+        weights[k] = s.weights.min + static_cast<uint32_t>(Bounded(
+                                         Derive(seed, k), s.weights.max - s.weights.min + 1ULL));
         break;
       case WeightSpec::Kind::kChoice:
-        weights[k] = s.weights.values[Bounded(Derive(seeds.weights, k), s.weights.values.size())];
+        weights[k] = s.weights.values[Bounded(Derive(seed, k), s.weights.values.size())];
         break;
     }
   }
-  return ParseLabels(labels, weights, s.path + ": /nodes/pattern " + c.pattern);
+  return weights;
 }
 
-std::unique_ptr<Algorithm> BuildCaseAlgorithm(const Scenario& s, const CaseSpec& c,
-                                              std::span<const Node> nodes, Build build) {
-  Params params = c.algorithm.params;
-  params.weighted_list = s.weighted();
+std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial) {
+  if (!s.file_nodes.empty()) return s.file_nodes;
+  const NodePattern& pattern = *c.compiled_pattern;
+  const uint64_t first = FirstIndex(s, c, trial), name_seed = SeedsForTrial(s.seed, trial).nodes;
+  std::vector<std::string> labels(c.nodes);
+  for (uint32_t k = 0; k < c.nodes; ++k) labels[k] = pattern.Render(first + k, name_seed);
+  return ParseLabels(labels, InitialWeights(s, c, trial), s.path + ": /nodes/pattern " + c.pattern);
+}
+
+namespace {
+
+// Runs `build` and turns the algorithm's refusals into the run's: UsageError
+// for std::invalid_argument (naming the case) and for Unsupported under
+// "error", CaseSkipped for Unsupported otherwise.
+template <typename F>
+auto AsCaseRefusal(const Scenario& s, const CaseSpec& c, F&& build) {
   try {
-    return build == Build::kShadow ? c.algorithm.spec->MakeShadow(nodes, params)
-                                   : c.algorithm.spec->Make(nodes, params);
+    return build();
   } catch (const chsim::Unsupported& e) {
     if (s.on_unsupported == OnUnsupported::kError) {
       throw UsageError(s.path + ": " + c.pointer + ": " + e.what());
@@ -96,8 +105,34 @@ std::unique_ptr<Algorithm> BuildCaseAlgorithm(const Scenario& s, const CaseSpec&
   }
 }
 
+}  // namespace
+
+void AdmitCaseSize(const Scenario& s, const CaseSpec& c, std::span<const uint32_t> weights) {
+  const AlgorithmSpec& spec = *c.algorithm.spec;
+  if (spec.admit == nullptr) return;
+  std::vector<Node> anonymous(weights.size());
+  for (size_t k = 0; k < weights.size(); ++k) anonymous[k].weight = weights[k];
+  Params params = c.algorithm.params;
+  params.weighted_list = s.weighted();
+  AsCaseRefusal(s, c, [&] {
+    spec.admit(params, {TimelineStep::Op::kBuild, anonymous.size(), anonymous});
+    return 0;
+  });
+}
+
+std::unique_ptr<Algorithm> BuildCaseAlgorithm(const Scenario& s, const CaseSpec& c,
+                                              std::span<const Node> nodes, Build build) {
+  Params params = c.algorithm.params;
+  params.weighted_list = s.weighted();
+  return AsCaseRefusal(s, c, [&] {
+    return build == Build::kShadow ? c.algorithm.spec->MakeShadow(nodes, params)
+                                   : c.algorithm.spec->Make(nodes, params);
+  });
+}
+
 Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Build build)
     : scenario_(&s), case_(&c), seeds_(SeedsForTrial(s.seed, trial)), build_(build) {
+  AdmitCaseSize(s, c, InitialWeights(s, c, trial));  // before a million labels are made
   nodes_ = InitialNodes(s, c, trial);
   weighted_ = s.weighted();
   live_.assign(nodes_.size(), true);

@@ -40,6 +40,7 @@ Outcome PlanSimulation(const Scenario& s, const CaseSpec& c) {
 Outcome PlanThroughput(const Scenario& s, const CaseSpec& c) {
   Outcome out;
   try {
+    AdmitCaseSize(s, c, InitialWeights(s, c, 0));
     BuildCaseAlgorithm(s, c, InitialNodes(s, c, 0), Build::kShadow);
   } catch (const CaseSkipped& e) {
     out.plan = {true, e.what()};

@@ -18,6 +18,7 @@ volatile uint64_t g_sink = 0;
 }  // namespace
 
 void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
+  AdmitCaseSize(s, c, InitialWeights(s, c, 0));
   std::vector<Node> nodes = InitialNodes(s, c, 0);
   // Build time: median of up to `repetitions` builds, at most ~2 s in all,
   // a cheap first build discarded as warm-up (timing.h).

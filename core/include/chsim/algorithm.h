@@ -148,7 +148,9 @@ struct AlgorithmSpec {
   // parameters and the node counts: sizes and feasibility (a table smaller
   // than the nodes, a capacity reached, a ring over its point limit, a profile
   // option). Throws std::invalid_argument or Unsupported with the message the
-  // instance gives; null when there is nothing to refuse. Node rules common to
+  // instance gives; null when there is nothing to refuse. It reads the nodes'
+  // count and weights, never their labels (the simulator asks it before
+  // naming the nodes). Node rules common to
   // every algorithm (labels, weight 0, weights when unsupported, removal order,
   // the last node) are core's and need no code here.
   void (*admit)(const Params& params, const TimelineStep& step) = nullptr;

@@ -72,8 +72,9 @@ struct ParamSpec {
   void Check(std::string_view algorithm, const ParamValue& value) const;
   // A value from text (a command-line flag): digits for kInteger ("auto" gives
   // auto_value(nodes)), a decimal for kNumber, the text itself for kString.
-  // Throws std::invalid_argument "<name>: found '<text>'; accepted: ..." when
-  // the text is not of the type; the value still needs Check.
+  // Throws std::invalid_argument "found '<text>'; accepted: ..." when the
+  // text is not of the type (the caller names where it came from); the value
+  // still needs Check.
   ParamValue Parse(std::string_view text, uint64_t nodes = 0) const;
 };
 

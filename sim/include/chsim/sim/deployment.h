@@ -60,8 +60,15 @@ struct TrialSeeds {
 };
 TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept;
 
-// The initial node list of a case in trial t.
+// The initial node list of a case in trial t, and its weights alone.
 std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial);
+std::vector<uint32_t> InitialWeights(const Scenario& s, const CaseSpec& c, uint32_t trial);
+
+// The algorithm's admission check on the initial node count and weights,
+// before any label is made (admission never reads labels): refuses sizes (a
+// table smaller than the nodes, a ring over its point limit) as
+// BuildCaseAlgorithm would, without rendering a million names first.
+void AdmitCaseSize(const Scenario& s, const CaseSpec& c, std::span<const uint32_t> weights);
 
 enum class Build { kReal, kShadow };
 
