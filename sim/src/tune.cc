@@ -535,173 +535,219 @@ class Tuner {
   uint32_t granularity_ = 1;
 };
 
-// Maglev table size and multi-probe probe count: exact Monte Carlo over drawn
-// node names (no model), common names across candidates, binary search over
-// the candidate values for the least that meets the confidence.
-TuneResult TuneAlgorithm(const TuneRequest& r, const TuneProgress& progress) {
-  const bool maglev = r.algorithm == "maglev";
+// Refuses a maglev or multi_probe request tune cannot answer, naming the flag.
+void CheckAlgorithmRequest(const TuneRequest& r, bool maglev, uint32_t n) {
   if (!maglev && r.algorithm != "multi_probe") {
     throw UsageError("--algorithm '" + r.algorithm + "': tune accepts ring, maglev, multi_probe");
   }
-  if (r.objective == TuneObjective::kExcessChurn && !maglev) {
-    throw UsageError("--max-excess-churn applies to --algorithm maglev only");
-  }
-  if (!(r.target > (r.objective == TuneObjective::kExcessChurn ? 0.0 : 1.0)) ||
-      !std::isfinite(r.target)) {
+  const bool churn = r.objective == TuneObjective::kExcessChurn;
+  if (churn && !maglev) throw UsageError("--max-excess-churn applies to --algorithm maglev only");
+  if (!(r.target > (churn ? 0.0 : 1.0)) || !std::isfinite(r.target)) {
     throw UsageError(
-        r.objective == TuneObjective::kExcessChurn
-            ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
-            : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+        churn ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
+              : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
   }
   if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
     throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
   }
-  const uint32_t n = r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size());
   if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
   for (const Node& node : r.nodes) {
     if (node.weight != 1 && !maglev)
       throw UsageError("multi_probe has no weights; use an unweighted list");
   }
-  const uint32_t draws = r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1;
-  auto names = [&](uint32_t draw) {
-    return r.nodes.empty() ? DrawNodeNames(r.seed, n, draw) : r.nodes;
-  };
-  auto params_for = [&](uint32_t value) {
-    return Params{{"hasher", r.hasher}, {maglev ? "table_size" : "probes", uint64_t{value}}};
-  };
-  // One draw's figure: max/mean (exact shares for maglev, r.keys sampled
-  // keys for multi_probe) or maglev's excess churn on removing node draw % n.
-  auto figure = [&](uint32_t value, uint32_t draw) {
-    std::vector<Node> nodes = names(draw);
-    std::unique_ptr<Algorithm> a = MakeAlgorithm(r.algorithm, nodes, params_for(value));
-    std::vector<double> load(n, 0.0);
-    if (r.objective == TuneObjective::kExcessChurn) {
-      std::vector<uint32_t> before(value);
-      for (uint32_t e = 0; e < value; ++e) before[e] = a->Locate(e);  // maglev: entry e
-      const uint32_t victim = draw % n;
-      a->Remove(victim);
-      uint64_t moved = 0, minimal = 0;
-      for (uint32_t e = 0; e < value; ++e) {
-        minimal += before[e] == victim ? 1 : 0;
-        moved += a->Locate(e) != before[e] ? 1 : 0;
-      }
-      return double(moved - minimal) / value;
-    }
-    if (maglev) {
-      std::vector<double> shares = *a->StructuralShares();
-      for (uint32_t i = 0; i < n; ++i) load[i] = shares[i];
+}
+
+// Maglev table size and multi-probe probe count: exact Monte Carlo over drawn
+// node names (no model), common names across candidates, and a search over
+// the candidate values (primes for maglev, integers for probes) for the least
+// whose observed share within the target reaches the confidence.
+class AlgorithmTuner {
+ public:
+  AlgorithmTuner(const TuneRequest& r, const TuneProgress& progress)
+      : r_(r),
+        progress_(progress),
+        maglev_(r.algorithm == "maglev"),
+        n_(r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size())),
+        draws_(r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1),
+        limit_(maglev_ ? kTuneMaxTableSize : kTuneMaxProbes) {
+    CheckAlgorithmRequest(r, maglev_, n_);
+  }
+
+  TuneResult Run() {
+    // First guess: maglev spreads entries to floor/ceil(M/n) per backend, so
+    // max/mean ~ 1 + n/M; multi_probe's peak-to-mean falls roughly as 1 + 1/k
+    // (Appleton & O'Reilly 2015 report 1.05 at k = 21); churn starts at 10 n.
+    const double guess = Churn()   ? 10.0 * n_
+                         : maglev_ ? n_ / (r_.target - 1.0)
+                                   : 1.0 / (r_.target - 1.0);
+    res_.analytic = guess;
+    const uint32_t start = maglev_ ? NextCandidate(uint64_t(std::min<double>(guess, limit_)))
+                                   : std::clamp<uint32_t>(uint32_t(std::ceil(guess)), 1, limit_);
+    uint32_t lo = 0, hi = 0;
+    Bracket(start, &lo, &hi);
+    res_.met = hi != 0;
+    if (res_.met) res_.answer = Bisect(lo, hi);
+    const uint32_t current = maglev_ ? 65537 : 21;
+    const TuneEstimate* known = Find(current);
+    if (known) {
+      res_.current = *known;
     } else {
-      SplitMix64 keys(Derive(Derive(r.seed, Tag("tune-keys")), draw));
-      for (uint64_t k = 0; k < r.keys; ++k) load[a->Locate(keys.Next())] += 1;
+      Evaluate(current);
+      res_.current = res_.estimates.back();
+    }
+    res_.summary = Summary(current);
+    return std::move(res_);
+  }
+
+ private:
+  bool Churn() const { return r_.objective == TuneObjective::kExcessChurn; }
+
+  std::vector<Node> Names(uint32_t draw) const {
+    return r_.nodes.empty() ? DrawNodeNames(r_.seed, n_, draw) : r_.nodes;
+  }
+
+  // Maglev's excess churn on removing node draw % n: entries that moved
+  // beyond those the removed node owned, over the table size.
+  static double ExcessChurn(Algorithm& a, uint32_t table, uint32_t victim) {
+    std::vector<uint32_t> before(table);
+    for (uint32_t e = 0; e < table; ++e) before[e] = a.Locate(e);  // maglev: entry e
+    a.Remove(victim);
+    uint64_t moved = 0, minimal = 0;
+    for (uint32_t e = 0; e < table; ++e) {
+      minimal += before[e] == victim ? 1 : 0;
+      moved += a.Locate(e) != before[e] ? 1 : 0;
+    }
+    return double(moved - minimal) / table;
+  }
+
+  // One draw's figure: max/mean (exact shares for maglev, r.keys sampled keys
+  // for multi_probe), weighted by each node's weight, or maglev's excess churn.
+  double Figure(uint32_t value, uint32_t draw) const {
+    const std::vector<Node> nodes = Names(draw);
+    const Params params{{"hasher", r_.hasher},
+                        {maglev_ ? "table_size" : "probes", uint64_t{value}}};
+    std::unique_ptr<Algorithm> a = MakeAlgorithm(r_.algorithm, nodes, params);
+    if (Churn()) return ExcessChurn(*a, value, draw % n_);
+    std::vector<double> load(n_, 0.0);
+    if (maglev_) {
+      std::vector<double> shares = *a->StructuralShares();
+      for (uint32_t i = 0; i < n_; ++i) load[i] = shares[i];
+    } else {
+      SplitMix64 keys(Derive(Derive(r_.seed, Tag("tune-keys")), draw));
+      for (uint64_t k = 0; k < r_.keys; ++k) load[a->Locate(keys.Next())] += 1;
     }
     uint64_t total_weight = 0;
     for (const Node& node : nodes) total_weight += node.weight;
     double total = 0, m = 0;
     for (double x : load) total += x;
-    for (uint32_t i = 0; i < n; ++i) {
+    for (uint32_t i = 0; i < n_; ++i) {
       m = std::max(m, load[i] / (total * nodes[i].weight / double(total_weight)));
     }
     return m;
-  };
-  TuneResult res;
-  auto evaluate = [&](uint32_t value) {
+  }
+
+  // Evaluates one candidate over every draw and records it; true when it meets
+  // the target with the requested confidence.
+  bool Evaluate(uint32_t value) {
     Draws d;
-    d.max_over_mean.resize(draws);
-    ParallelFor(draws, r.threads, [&](uint32_t i) { d.max_over_mean[i] = figure(value, i); });
-    TuneEstimate e = Summarize(value, r.nodes.empty() ? "exact" : "given-list", d, r.target);
-    res.estimates.push_back(e);
-    if (progress) {
-      progress(r.algorithm + " " + (maglev ? "M=" : "probes=") + std::to_string(value) +
-               ": P(within target) = " + std::to_string(e.probability));
+    d.max_over_mean.resize(draws_);
+    ParallelFor(draws_, r_.threads, [&](uint32_t i) { d.max_over_mean[i] = Figure(value, i); });
+    TuneEstimate e = Summarize(value, r_.nodes.empty() ? "exact" : "given-list", d, r_.target);
+    res_.estimates.push_back(e);
+    if (progress_) {
+      progress_(r_.algorithm + " " + (maglev_ ? "M=" : "probes=") + std::to_string(value) +
+                ": P(within target) = " + std::to_string(e.probability));
     }
-    return e.probability >= r.confidence;
-  };
-  // Candidate values: primes for maglev, integers for probes.
-  auto next_prime = [](uint64_t m) {
+    return e.probability >= r_.confidence;
+  }
+
+  uint32_t NextCandidate(uint64_t m) const {
+    if (!maglev_) return static_cast<uint32_t>(m);
     m = std::max<uint64_t>(m, 2);
     while (!IsPrime(m)) ++m;
     return static_cast<uint32_t>(m);
-  };
-  auto prev_prime = [](uint64_t m) {
-    while (m > 2 && !IsPrime(m)) --m;
-    return static_cast<uint32_t>(m);
-  };
-  const uint32_t limit = maglev ? kTuneMaxTableSize : kTuneMaxProbes;
-  // First guess: maglev spreads entries to floor/ceil(M/n) per backend, so
-  // max/mean ~ 1 + n/M; multi_probe's peak-to-mean falls roughly as 1 + 1/k
-  // (Appleton & O'Reilly 2015 report 1.05 at k = 21); churn starts at 10 n.
-  double guess = r.objective == TuneObjective::kExcessChurn ? 10.0 * n
-                 : maglev                                   ? n / (r.target - 1.0)
-                                                            : 1.0 / (r.target - 1.0);
-  res.analytic = guess;
-  uint32_t start = maglev ? next_prime(uint64_t(std::min<double>(guess, limit)))
-                          : std::clamp<uint32_t>(uint32_t(std::ceil(guess)), 1, limit);
-  uint32_t lo = 0, hi = 0;
-  if (evaluate(start)) {
-    hi = start;
-    for (uint32_t v = start; v > 2;) {
-      uint32_t smaller = maglev ? prev_prime(v / 2) : v / 2;
-      if (smaller < (maglev ? n : 1) || smaller == v) break;
-      if (!evaluate(smaller)) {
-        lo = smaller;
-        break;
-      }
-      hi = v = smaller;
+  }
+  uint32_t PrevCandidate(uint64_t m) const {
+    if (maglev_) {
+      while (m > 2 && !IsPrime(m)) --m;
     }
-  } else {
-    lo = start;
-    while (lo < limit) {
-      uint32_t bigger = maglev ? next_prime(std::min<uint64_t>(uint64_t(lo) * 2, limit))
-                               : std::min<uint32_t>(lo * 2, limit);
-      if (evaluate(bigger)) {
-        hi = bigger;
-        break;
+    return static_cast<uint32_t>(m);
+  }
+
+  // Halves or doubles from `start` until a failing lo and a passing hi
+  // bracket the answer (lo 0: none smaller fails; hi 0: none up to the limit
+  // passes).
+  void Bracket(uint32_t start, uint32_t* lo, uint32_t* hi) {
+    if (Evaluate(start)) {
+      *hi = start;
+      for (uint32_t v = start; v > 2;) {
+        const uint32_t smaller = PrevCandidate(v / 2);
+        if (smaller < (maglev_ ? n_ : 1) || smaller == v) break;
+        if (!Evaluate(smaller)) {
+          *lo = smaller;
+          break;
+        }
+        *hi = v = smaller;
       }
-      lo = bigger;
+      return;
+    }
+    *lo = start;
+    while (*lo < limit_) {
+      const uint32_t bigger = NextCandidate(std::min<uint64_t>(uint64_t(*lo) * 2, limit_));
+      if (Evaluate(bigger)) {
+        *hi = bigger;
+        return;
+      }
+      *lo = bigger;
     }
   }
-  res.met = hi != 0;
-  if (res.met) {
+
+  // The least passing candidate in (lo, hi], hi passing.
+  uint32_t Bisect(uint32_t lo, uint32_t hi) {
     while (true) {
-      uint64_t mid = (uint64_t(lo) + hi) / 2;
-      uint32_t cand = maglev ? next_prime(mid) : static_cast<uint32_t>(mid);
-      if (cand <= lo || cand >= hi) break;
-      if (evaluate(cand))
+      const uint32_t cand = NextCandidate((uint64_t(lo) + hi) / 2);
+      if (cand <= lo || cand >= hi) return hi;
+      if (Evaluate(cand))
         hi = cand;
       else
         lo = cand;
     }
-    res.answer = hi;
   }
-  const uint32_t current = maglev ? 65537 : 21;
-  for (const TuneEstimate& e : res.estimates) {
-    if (e.points == current) res.current = e;
+
+  const TuneEstimate* Find(uint32_t value) const {
+    const TuneEstimate* found = nullptr;
+    for (const TuneEstimate& e : res_.estimates)
+      if (e.points == value) found = &e;
+    return found;
   }
-  if (res.current.draws == 0) {
-    evaluate(current);
-    res.current = res.estimates.back();
-  }
-  char buf[512];
-  const char* what = maglev ? "table size" : "probes";
-  std::string goal =
-      r.objective == TuneObjective::kExcessChurn ? "excess churn <= " : "max/mean <= ";
-  if (!res.met) {
-    std::snprintf(buf, sizeof buf, "n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence",
-                  n, r.algorithm.c_str(), what, limit, goal.c_str(), r.target, 100 * r.confidence);
-  } else {
-    const TuneEstimate* at = nullptr;
-    for (const TuneEstimate& e : res.estimates)
-      if (e.points == res.answer) at = &e;
+
+  std::string Summary(uint32_t current) const {
+    char buf[512];
+    const char* what = maglev_ ? "table size" : "probes";
+    const char* goal = Churn() ? "excess churn <= " : "max/mean <= ";
+    if (!res_.met) {
+      std::snprintf(buf, sizeof buf, "n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence",
+                    n_, r_.algorithm.c_str(), what, limit_, goal, r_.target, 100 * r_.confidence);
+      return buf;
+    }
+    const TuneEstimate* at = Find(res_.answer);
     std::snprintf(buf, sizeof buf,
                   "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, "
                   "%.1f] over %u draws); %s %u gives %.4g median",
-                  n, r.algorithm.c_str(), what, res.answer, goal.c_str(), r.target,
-                  100 * r.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high,
-                  at->draws, what, current, res.current.median_max_over_mean);
+                  n_, r_.algorithm.c_str(), what, res_.answer, goal, r_.target, 100 * r_.confidence,
+                  100 * at->probability, 100 * at->ci_low, 100 * at->ci_high, at->draws, what,
+                  current, res_.current.median_max_over_mean);
+    return buf;
   }
-  res.summary = buf;
-  return res;
-}
+
+  const TuneRequest& r_;
+  const TuneProgress& progress_;
+  const bool maglev_;
+  const uint32_t n_;
+  const uint32_t draws_;
+  const uint32_t limit_;
+  TuneResult res_;
+};
 
 }  // namespace
 
@@ -740,7 +786,7 @@ double AnalyticPoints(uint32_t n, double target, double confidence, double keys_
 }
 
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
-  if (request.algorithm != "ring") return TuneAlgorithm(request, progress);
+  if (request.algorithm != "ring") return AlgorithmTuner(request, progress).Run();
   Tuner t(request, progress);
   return t.Run();
 }
