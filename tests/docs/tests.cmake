@@ -1,0 +1,24 @@
+# README's worked examples ("Adding an algorithm, a metric, a workload") are
+# extracted from README.md at build time and compiled, so the guide cannot
+# drift from the code (label docs):
+#  - Example/Conformance.*: the two_choices algorithm example, judged by the
+#    conformance kit (conformance_test.cc built over that one spec);
+#  - ReadmeWorkload.*: the prefixed workload example, read and run through its
+#    spec.
+set(_ex_dir ${CMAKE_CURRENT_BINARY_DIR}/readme_examples)
+set(_ex_sources ${_ex_dir}/two_choices.cc ${_ex_dir}/workload_prefixed.cc)
+add_custom_command(
+  OUTPUT ${_ex_sources}
+  COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/docs/extract_examples.py
+          ${PROJECT_SOURCE_DIR}/README.md ${_ex_dir} two_choices.cc workload_prefixed.cc
+  DEPENDS ${PROJECT_SOURCE_DIR}/README.md ${CMAKE_CURRENT_SOURCE_DIR}/docs/extract_examples.py
+  COMMENT "Extracting README's worked examples")
+add_executable(chsim_docs_tests ${CMAKE_CURRENT_SOURCE_DIR}/algorithms/conformance_test.cc
+                                ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_workload_test.cc
+                                ${_ex_sources})
+target_compile_definitions(chsim_docs_tests PRIVATE CHSIM_CONFORMANCE_EXAMPLE=kTwoChoicesSpec)
+target_include_directories(chsim_docs_tests PRIVATE ${PROJECT_SOURCE_DIR}/core/src/algorithms
+                                                    ${CMAKE_CURRENT_SOURCE_DIR}/algorithms)
+target_link_libraries(chsim_docs_tests PRIVATE chsim_sim chsim::core GTest::gtest_main
+                                               chsim_warnings)
+gtest_discover_tests(chsim_docs_tests DISCOVERY_TIMEOUT 120 PROPERTIES LABELS docs)
