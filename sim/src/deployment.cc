@@ -136,19 +136,20 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Bui
   nodes_ = InitialNodes(s, c, trial);
   weighted_ = s.weighted();
   live_.assign(nodes_.size(), true);
+  live_count_ = nodes_.size();
   for (uint32_t i = 0; i < nodes_.size(); ++i) {
     order_.push_back(i);
+    order_pos_.push_back(i);
     to_global_.push_back(i);
     to_alg_.push_back(i);
+    by_label_.emplace(nodes_[i].label, i);
   }
   next_index_ = s.file_nodes.empty() ? FirstIndex(s, c, trial) + c.nodes : 1;
   alg_ = BuildCaseAlgorithm(s, c, nodes_, build);
   if (!weighted_) ring_points_ = alg_->RingPointsPerNode();
 }
 
-size_t Deployment::num_live() const noexcept {
-  return static_cast<size_t>(std::count(live_.begin(), live_.end(), true));
-}
+size_t Deployment::num_live() const noexcept { return live_count_; }
 
 std::vector<uint32_t> Deployment::LiveIds() const {
   std::vector<uint32_t> ids;
@@ -203,21 +204,23 @@ void Deployment::Rebuild(const std::string& why) {
 }
 
 uint32_t Deployment::GlobalFor(const Node& node) {
-  for (uint32_t g = 0; g < nodes_.size(); ++g) {
-    if (nodes_[g].label == node.label) {
-      nodes_[g] = node;  // weight may change
-      return g;
-    }
+  const auto [it, added] = by_label_.emplace(node.label, static_cast<uint32_t>(nodes_.size()));
+  if (!added) {
+    nodes_[it->second] = node;  // weight may change
+    return it->second;
   }
   nodes_.push_back(node);
   live_.push_back(false);
   to_alg_.push_back(kDead);
-  return static_cast<uint32_t>(nodes_.size() - 1);
+  order_pos_.push_back(kDead);
+  return it->second;
 }
 
 void Deployment::RemoveNode(uint32_t g, const EventSpec& e) {
   live_[g] = false;
-  order_.erase(std::remove(order_.begin(), order_.end(), g), order_.end());
+  --live_count_;
+  order_pos_[g] = kDead;  // its entry in order_ is stale from now on
+  if (order_.size() > 2 * live_count_ + 64) CompactOrder();
   uint32_t a = to_alg_[g];
   to_alg_[g] = kDead;
   try {
@@ -230,6 +233,8 @@ void Deployment::RemoveNode(uint32_t g, const EventSpec& e) {
 
 void Deployment::AddNode(uint32_t g, const EventSpec& e) {
   live_[g] = true;
+  ++live_count_;
+  order_pos_[g] = static_cast<uint32_t>(order_.size());
   order_.push_back(g);
   try {
     uint32_t a = alg_->Add(nodes_[g]);
@@ -263,9 +268,9 @@ std::vector<uint32_t> Deployment::PickRandom(size_t k, uint32_t step, const std:
 std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::string& where) const {
   std::vector<uint32_t> targets;
   for (const std::string& label : e.nodes) {
-    uint32_t g = 0;
-    while (g < nodes_.size() && nodes_[g].label != label) ++g;
-    if (g == nodes_.size() || !live_[g]) {
+    const auto it = by_label_.find(label);
+    const uint32_t g = it == by_label_.end() ? kDead : it->second;
+    if (g == kDead || !live_[g]) {
       throw UsageError(where + "node '" + label +
                        "' is not live at this step; accepted: a live node's label (the first is '" +
                        nodes_[LiveIds()[0]].label + "')");
@@ -279,13 +284,27 @@ std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::strin
 }
 
 std::vector<uint32_t> Deployment::PickLast(const EventSpec& e, const std::string& where) const {
-  if (e.count >= order_.size()) {
-    throw UsageError(where + "found " + e.label + " with " + std::to_string(order_.size()) +
+  if (e.count >= live_count_) {
+    throw UsageError(where + "found " + e.label + " with " + std::to_string(live_count_) +
                      " live nodes; accepted: fewer than the live nodes");
   }
   std::vector<uint32_t> targets;
-  for (uint32_t k = 0; k < e.count; ++k) targets.push_back(order_[order_.size() - 1 - k]);
+  for (size_t i = order_.size(); targets.size() < e.count;) {
+    --i;
+    if (order_pos_[order_[i]] == i) targets.push_back(order_[i]);  // skips stale entries
+  }
   return targets;
+}
+
+void Deployment::CompactOrder() {
+  size_t kept = 0;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const uint32_t g = order_[i];
+    if (order_pos_[g] != i) continue;
+    order_pos_[g] = static_cast<uint32_t>(kept);
+    order_[kept++] = g;
+  }
+  order_.resize(kept);
 }
 
 void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
@@ -303,8 +322,7 @@ void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
     bool taken = true;
     while (taken) {  // skip labels already in use (node files, earlier adds)
       label = pattern.Render(next_index_++, seeds_.nodes);
-      taken = false;
-      for (const Node& n : nodes_) taken |= n.label == label;
+      taken = by_label_.contains(label);
     }
     Node n = ParseLabels({label}, {e.weight}, where + "count")[0];
     AddNode(GlobalFor(n), e);

@@ -34,6 +34,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "chsim/algorithm.h"
@@ -116,7 +117,10 @@ class Deployment {
   void Unsupported(const std::string& why, const EventSpec& e);
   void RemoveNode(uint32_t global, const EventSpec& e);
   void AddNode(uint32_t global, const EventSpec& e);
+  // The global id of node.label, a new one for a label never seen.
   uint32_t GlobalFor(const Node& node);
+  // Drops order_'s stale entries (amortized O(1) per removal).
+  void CompactOrder();
   std::vector<uint32_t> LiveIds() const;
   // The targets of remove / fail / reweight.
   std::vector<uint32_t> PickRandom(size_t k, uint32_t step, const std::string& where,
@@ -131,10 +135,15 @@ class Deployment {
   TrialSeeds seeds_;
   std::vector<Node> nodes_;
   std::vector<bool> live_;
-  std::vector<uint32_t> order_;      // live global ids in order added (for "last")
-  std::vector<uint32_t> failed_;     // failed global ids, in failure order
-  std::vector<uint32_t> to_global_;  // algorithm id -> global id
-  std::vector<uint32_t> to_alg_;     // global id -> algorithm id (UINT32_MAX if dead)
+  // Global ids in the order added (for "last"); entry i is current when
+  // order_pos_[order_[i]] == i, else stale (removed, or re-added later).
+  std::vector<uint32_t> order_;
+  std::vector<uint32_t> order_pos_;  // global id -> its current entry (UINT32_MAX if dead)
+  size_t live_count_ = 0;
+  std::unordered_map<std::string, uint32_t> by_label_;  // label -> global id
+  std::vector<uint32_t> failed_;                        // failed global ids, in failure order
+  std::vector<uint32_t> to_global_;                     // algorithm id -> global id
+  std::vector<uint32_t> to_alg_;  // global id -> algorithm id (UINT32_MAX if dead)
   std::unique_ptr<Algorithm> alg_;
   Build build_;
   uint64_t next_index_ = 0;  // pattern index of the next added node
