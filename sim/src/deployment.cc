@@ -8,6 +8,7 @@
 #include "chsim/sim/node_pattern.h"
 #include "chsim/sim/rng.h"
 #include "chsim/sim/server_list.h"
+#include "chsim/sim/timing.h"
 
 namespace chsim::sim {
 namespace {
@@ -146,6 +147,7 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Bui
   }
   next_index_ = s.file_nodes.empty() ? FirstIndex(s, c, trial) + c.nodes : 1;
   alg_ = BuildCaseAlgorithm(s, c, nodes_, build);
+  built_weighted_ = weighted_;
   if (!weighted_) ring_points_ = alg_->RingPointsPerNode();
 }
 
@@ -200,7 +202,50 @@ void Deployment::Rebuild(const std::string& why) {
   to_global_ = ids;
   std::fill(to_alg_.begin(), to_alg_.end(), kDead);
   for (uint32_t a = 0; a < ids.size(); ++a) to_alg_[ids[a]] = a;
+  built_weighted_ = weighted_;
   rebuilt_ = true;
+}
+
+template <typename F>
+void Deployment::Timed(bool add, F&& call) {
+  if (times_ == nullptr) {
+    call();
+    return;
+  }
+  const double t0 = ThreadCpuNs();
+  call();  // a throw counts nothing
+  const double ns = ThreadCpuNs() - t0 - times_->clock_ns;
+  (add ? times_->add_ns : times_->remove_ns) += ns;
+  ++(add ? times_->adds : times_->removes);
+}
+
+std::vector<uint32_t> Deployment::AlgorithmOrder() const {
+  std::vector<uint32_t> out;
+  for (uint32_t g : to_global_) {
+    if (g != kDead) out.push_back(g);
+  }
+  return out;
+}
+
+bool Deployment::BuildOver(const std::vector<uint32_t>& globals, bool add) {
+  std::vector<Node> list;
+  for (uint32_t g : globals) list.push_back(nodes_[g]);
+  Params params = case_->algorithm.params;
+  params.weighted_list = built_weighted_;
+  std::unique_ptr<Algorithm> next;
+  try {
+    Timed(add, [&] {
+      next = build_ == Build::kShadow ? case_->algorithm.spec->MakeShadow(list, params)
+                                      : case_->algorithm.spec->Make(list, params);
+    });
+  } catch (const std::exception&) {
+    return false;
+  }
+  alg_ = std::move(next);
+  to_global_ = globals;
+  std::fill(to_alg_.begin(), to_alg_.end(), kDead);
+  for (uint32_t a = 0; a < globals.size(); ++a) to_alg_[globals[a]] = a;
+  return true;
 }
 
 uint32_t Deployment::GlobalFor(const Node& node) {
@@ -216,28 +261,70 @@ uint32_t Deployment::GlobalFor(const Node& node) {
   return it->second;
 }
 
-void Deployment::RemoveNode(uint32_t g, const EventSpec& e) {
+void Deployment::LeaveLive(uint32_t g) {
   live_[g] = false;
   --live_count_;
   order_pos_[g] = kDead;  // its entry in order_ is stale from now on
   if (order_.size() > 2 * live_count_ + 64) CompactOrder();
-  uint32_t a = to_alg_[g];
-  to_alg_[g] = kDead;
-  try {
-    alg_->Remove(a);
-    to_global_[a] = kDead;
-  } catch (const chsim::Unsupported& ex) {
-    Unsupported(ex.what(), e);
-  }
 }
 
-void Deployment::AddNode(uint32_t g, const EventSpec& e) {
+void Deployment::EnterLive(uint32_t g) {
   live_[g] = true;
   ++live_count_;
   order_pos_[g] = static_cast<uint32_t>(order_.size());
   order_.push_back(g);
+}
+
+void Deployment::MarkRemoved(uint32_t g) {
+  LeaveLive(g);
+  const uint32_t a = to_alg_[g];
+  to_alg_[g] = kDead;
+  if (a != kDead) to_global_[a] = kDead;
+}
+
+void Deployment::RemoveNodes(const std::vector<uint32_t>& targets, const EventSpec& e) {
+  std::vector<bool> gone(nodes_.size(), false);
+  for (uint32_t g : targets) gone[g] = true;
+  if (targets.size() > 1 && !alg_->capabilities().incremental) {
+    std::vector<uint32_t> keep;
+    for (uint32_t g : AlgorithmOrder()) {
+      if (!gone[g]) keep.push_back(g);
+    }
+    if (BuildOver(keep, false)) {
+      for (uint32_t g : targets) LeaveLive(g);
+      return;
+    }
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    try {
+      Timed(false, [&] { alg_->Remove(to_alg_[targets[i]]); });
+    } catch (const chsim::Unsupported& ex) {
+      // The event's remaining targets leave too: one rebuild over the survivors.
+      for (size_t j = i; j < targets.size(); ++j) MarkRemoved(targets[j]);
+      Unsupported(ex.what(), e);
+      return;
+    }
+    MarkRemoved(targets[i]);
+  }
+}
+
+void Deployment::AddNodes(const std::vector<uint32_t>& globals, const EventSpec& e) {
+  if (globals.size() > 1 && !alg_->capabilities().incremental) {
+    std::vector<uint32_t> list = AlgorithmOrder();
+    list.insert(list.end(), globals.begin(), globals.end());
+    if (BuildOver(list, true)) {
+      for (uint32_t g : globals) EnterLive(g);
+      return;
+    }
+  }
+  for (uint32_t g : globals) AddNode(g, e);
+}
+
+void Deployment::AddNode(uint32_t g, const EventSpec& e) {
+  EnterLive(g);
   try {
-    uint32_t a = alg_->Add(nodes_[g]);
+    uint32_t a = 0;
+    Timed(true, [&] { a = alg_->Add(nodes_[g]); });
     if (to_global_.size() <= a) to_global_.resize(a + 1, kDead);
     to_global_[a] = g;
     to_alg_[g] = a;
@@ -308,13 +395,16 @@ void Deployment::CompactOrder() {
 }
 
 void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
+  std::vector<uint32_t> added;
   if (e.select == EventSpec::Select::kNamed) {
     for (const Node& n : e.added) {
       uint32_t g = GlobalFor(n);
-      if (live_[g]) throw UsageError(where + "node '" + n.label + "' is already live");
-      AddNode(g, e);
+      if (live_[g] || std::find(added.begin(), added.end(), g) != added.end()) {
+        throw UsageError(where + "node '" + n.label + "' is already live");
+      }
+      added.push_back(g);
     }
-    return;
+    return AddNodes(added, e);
   }
   const NodePattern& pattern = *case_->compiled_pattern;
   for (uint32_t k = 0; k < e.count; ++k) {
@@ -325,18 +415,18 @@ void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
       taken = by_label_.contains(label);
     }
     Node n = ParseLabels({label}, {e.weight}, where + "count")[0];
-    AddNode(GlobalFor(n), e);
+    added.push_back(GlobalFor(n));
   }
+  AddNodes(added, e);
 }
 
 void Deployment::ApplyFail(const EventSpec& e, uint32_t step, const std::string& where) {
   const size_t live = num_live();
   size_t k = static_cast<size_t>(std::llround(e.fraction * static_cast<double>(live)));
   k = live <= 1 ? 1 : std::clamp<size_t>(k, 1, live - 1);  // one live node: refused below
-  for (uint32_t g : PickRandom(k, step, where, e)) {
-    RemoveNode(g, e);
-    failed_.push_back(g);
-  }
+  const std::vector<uint32_t> targets = PickRandom(k, step, where, e);
+  RemoveNodes(targets, e);
+  failed_.insert(failed_.end(), targets.begin(), targets.end());
 }
 
 void Deployment::Apply(const EventSpec& e, uint32_t step) {
@@ -349,8 +439,7 @@ void Deployment::Apply(const EventSpec& e, uint32_t step) {
           e.select == EventSpec::Select::kNamed    ? PickNamed(e, where)
           : e.select == EventSpec::Select::kRandom ? PickRandom(e.count, step, where, e)
                                                    : PickLast(e, where);
-      for (uint32_t g : targets) RemoveNode(g, e);
-      return;
+      return RemoveNodes(targets, e);
     }
     case EventSpec::Op::kFail:
       return ApplyFail(e, step, where);
@@ -359,22 +448,24 @@ void Deployment::Apply(const EventSpec& e, uint32_t step) {
                                                 ? PickNamed(e, where)
                                                 : PickRandom(e.count, step, where, e);
       for (uint32_t g : targets) {
-        RemoveNode(g, e);
+        RemoveNodes({g}, e);
         nodes_[g].weight = e.weight;
         weighted_ = true;
         AddNode(g, e);
       }
       return;
     }
-    case EventSpec::Op::kRestore:
+    case EventSpec::Op::kRestore: {
       // Last failed, first restored: the undo order. Anchor, memento and jump
       // re-add the most recently removed bucket, so only this order gives every
       // restored node its own keys back; history-free schemes do not care.
+      std::vector<uint32_t> back;
       for (auto it = failed_.rbegin(); it != failed_.rend(); ++it) {
-        if (!live_[*it]) AddNode(*it, e);
+        if (!live_[*it]) back.push_back(*it);
       }
       failed_.clear();
-      return;
+      return AddNodes(back, e);
+    }
   }
 }
 
