@@ -169,6 +169,18 @@ void EmitPerNode(const Step& x, CaseResult& r) {
 
 }  // namespace
 
+void EmitResize(const Deployment& d, const ResizeTimes& times, uint32_t step, CaseResult& r) {
+  Emitter emit(&r, 0, step);
+  // Per call, clock cost subtracted: a call shorter than the clock's jitter
+  // can come out below zero, which says "too short to see", not a gain.
+  if (times.adds > 0) emit(Metric("throughput.event_ns_per_add"), times.add_ns / times.adds);
+  if (times.removes > 0) {
+    emit(Metric("throughput.event_ns_per_remove"), times.remove_ns / times.removes);
+  }
+  emit(Metric("throughput.memory_bytes_per_node"),
+       static_cast<double>(d.algorithm().MemoryBytes()) / static_cast<double>(d.num_live()));
+}
+
 void EmitStep(const StepState& st, Cumulative& cum, CaseResult& r) {
   Emitter emit(&r, st.trial, st.step);
   Step x{st,

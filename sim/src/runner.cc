@@ -11,6 +11,7 @@
 #include "chsim/sim/plan.h"
 #include "chsim/sim/progress.h"
 #include "chsim/sim/thread_pool.h"
+#include "chsim/sim/timing.h"
 #include "chsim/sim/workload.h"
 #include "runner_internal.h"
 
@@ -229,8 +230,17 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
     for (const Node& n : cur.nodes()) r.labels[trial].push_back(n.label);
   };
   record_nodes();
+  // Trial 0 times the algorithm's Add and Remove calls as the events apply
+  // them (reading the clock changes nothing the other rows see).
+  const bool time_resizes = s.throughput && trial == 0;
+  ResizeTimes times;
+  if (time_resizes) {
+    times.clock_ns = ClockPairNs();
+    cur.TimeResizes(&times);
+  }
   for (uint32_t step = 0; step <= s.events.size(); ++step) {
     if (step > 0) {
+      times = ResizeTimes{times.clock_ns};
       cur.Apply(s.events[step - 1], step);
       record_nodes();
     }
@@ -245,9 +255,12 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
                    transitions && with_prev};
       tally = Pass(in, key_threads, progress);
     }
-    EmitStep(
-        {&s, &cur, step > 0 && prev ? &*prev : nullptr, tally ? &*tally : nullptr, trial, step},
-        cum, r);
+    if (s.balance || s.remap) {
+      EmitStep(
+          {&s, &cur, step > 0 && prev ? &*prev : nullptr, tally ? &*tally : nullptr, trial, step},
+          cum, r);
+    }
+    if (time_resizes && step > 0) EmitResize(cur, times, step, r);
     if (step > 0 && prev) prev->Apply(s.events[step - 1], step);
   }
 }
@@ -319,8 +332,11 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, P
   r.step_events.push_back("initial");
   for (const EventSpec& e : s.events) r.step_events.push_back(e.label);
   try {
-    // A throughput-only scenario builds nothing here (MeasureThroughput does).
-    const uint32_t trials = s.balance || s.remap ? s.trials : 0;
+    // A throughput-only scenario builds nothing here (MeasureThroughput does)
+    // but trial 0's timeline when it has one, for the resize rows.
+    const uint32_t trials = s.balance || s.remap                ? s.trials
+                            : s.throughput && !s.events.empty() ? 1
+                                                                : 0;
     for (uint32_t trial = 0; trial < trials; ++trial) {
       ThrowIfStopped();
       RunTrial(s, c, trial, key_threads, progress, r);

@@ -43,8 +43,14 @@ struct StepState {
 // in that order), per-node rows and transitions to `r`.
 void EmitStep(const StepState& st, Cumulative& cum, CaseResult& r);
 
+// Trial 0 with the throughput metric: the rows of event `step` timed by
+// `times` (throughput.event_ns_per_add / _remove, when the event made such
+// calls) and the memory per live node of `d` after it.
+void EmitResize(const Deployment& d, const ResizeTimes& times, uint32_t step, CaseResult& r);
+
 // Times lookups of the case's algorithm (trial 0's nodes) and appends the
-// throughput rows (trial 0, step 0). Throws CaseSkipped or UsageError as
+// throughput rows (trial 0, step 0), with the medians of the event rows
+// EmitResize left in `r`. Throws CaseSkipped or UsageError as
 // BuildCaseAlgorithm does, Interrupted.
 void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r);
 

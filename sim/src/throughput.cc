@@ -1,8 +1,11 @@
 // Throughput timing of one case: build time and ns per lookup (independent
 // and dependent lookups, with and without hashing the key), measured in
-// thread CPU time after the simulation, one case at a time.
+// thread CPU time after the simulation, one case at a time; and the medians
+// of the Add / Remove times trial 0 measured as it applied the events.
 #include <algorithm>
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include "chsim/sim/interrupt.h"
 #include "chsim/sim/metrics.h"
@@ -128,6 +131,19 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   emit(Metric("throughput.ns_per_lookup_with_hash_latency"), with_hash_latency);
   emit(Metric("throughput.lookups_per_second"), 1e9 / with_hash);
   emit(Metric("throughput.build_ms"), build_ms);
+  // The resize medians over the events trial 0 timed (EmitResize's rows).
+  for (auto [per_event, median] :
+       {std::pair{Metric("throughput.event_ns_per_add"), Metric("throughput.ns_per_add")},
+        std::pair{Metric("throughput.event_ns_per_remove"), Metric("throughput.ns_per_remove")}}) {
+    std::vector<double> v;
+    for (const MetricRow& row : r.rows) {
+      if (row.trial == 0 && row.metric == per_event.name()) v.push_back(row.value);
+    }
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    emit(median, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2);
+  }
   emit(Metric("throughput.memory_bytes_per_node"),
        static_cast<double>(a.MemoryBytes()) / static_cast<double>(nodes.size()));
 }

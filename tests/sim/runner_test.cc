@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "chsim/sim/errors.h"
 #include "chsim/sim/interrupt.h"
@@ -254,6 +257,129 @@ TEST(RunnerTest, NodeRowsCarryTheStepsWeight) {
   }
   std::map<uint32_t, uint32_t> want{{0, 1}, {1, 1}, {2, 5}, {3, 2}};
   EXPECT_EQ(weight_at_step, want);
+}
+
+// Resize timing: trial 0 has a row per event that made Add (Remove) calls
+// and none for removals the algorithm refused (jump's middle nodes, rebuilt
+// instead); memory per live node at every step; the medians at step 0; none
+// of it without the throughput metric or in later trials.
+TEST(RunnerTest, ResizeRowsFollowTheEvents) {
+  const std::string body = R"("nodes": {"count": 20}, "trials": 2,
+      "algorithms": [{"algorithm": "ring", "points_per_node": 40}, {"algorithm": "anchor"},
+                     {"algorithm": "jump"}],
+      "workload": {"type": "uniform", "keys": 2000},
+      "events": [{"op": "add", "count": 2}, {"op": "remove", "random": 1},
+                 {"op": "fail", "fraction": 0.25}, {"op": "restore"}, {"op": "remove", "last": 1}],
+      "on_unsupported": "rebuild")";
+  const std::string tiny = R"("throughput": {"keys": 64, "min_time_ms": 1, "repetitions": 1})";
+  auto rows_of = [](const CaseResult& r, std::string_view metric) {
+    std::map<std::pair<uint32_t, uint32_t>, double> at;  // (trial, step) -> value
+    for (const MetricRow& row : r.rows) {
+      if (row.metric == metric) at[{row.trial, row.step}] = row.value;
+    }
+    return at;
+  };
+  using Steps = std::vector<uint32_t>;
+  auto steps_of = [&](const CaseResult& r, std::string_view metric) {
+    Steps steps;
+    for (const auto& [ts, v] : rows_of(r, metric)) {
+      EXPECT_EQ(ts.first, 0u) << metric;
+      EXPECT_TRUE(std::isfinite(v)) << metric;
+      steps.push_back(ts.second);
+    }
+    return steps;
+  };
+  for (const char* metrics : {R"(["balance", "remap", "throughput"])", R"(["throughput"])"}) {
+    Scenario s = ParseScenario(R"({"schema_version": 1, "name": "rs", "metrics": )" +
+                                   std::string(metrics) + ", " + body + ", " + tiny + "}",
+                               "rs.json");
+    RunOutput out = RunScenario(s, RunOptions{2, {}}, nullptr);
+    ASSERT_EQ(out.results.size(), 3u);
+    for (size_t k = 0; k < 3; ++k) {
+      const CaseResult& r = out.results[k];
+      ASSERT_EQ(r.status, "ok") << r.message;
+      const bool jump = k == 2;
+      EXPECT_EQ(steps_of(r, "throughput.event_ns_per_add"), (Steps{1, 4})) << k;
+      EXPECT_EQ(steps_of(r, "throughput.event_ns_per_remove"), (jump ? Steps{5} : Steps{2, 3, 5}));
+      EXPECT_EQ(steps_of(r, "throughput.memory_bytes_per_node"), (Steps{0, 1, 2, 3, 4, 5}));
+      EXPECT_EQ(steps_of(r, "throughput.ns_per_add"), Steps{0});
+      EXPECT_EQ(steps_of(r, "throughput.ns_per_remove"), Steps{0});
+      // The median of three events is the middle one.
+      if (!jump) {
+        std::vector<double> v;
+        for (const auto& [ts, x] : rows_of(r, "throughput.event_ns_per_remove")) v.push_back(x);
+        std::sort(v.begin(), v.end());
+        EXPECT_EQ(rows_of(r, "throughput.ns_per_remove").begin()->second, v[1]);
+      }
+      if (std::string(metrics) == R"(["throughput"])") {
+        EXPECT_TRUE(rows_of(r, "nodes").empty());
+      }
+    }
+    // A ring removal rebuilds 20 x 40 points; an anchor removal touches a few words.
+    EXPECT_GT(rows_of(out.results[0], "throughput.ns_per_remove").begin()->second,
+              rows_of(out.results[1], "throughput.ns_per_remove").begin()->second + 10000);
+  }
+  Scenario quiet = ParseScenario(
+      R"({"schema_version": 1, "name": "rs", "metrics": ["balance", "remap"], )" + body + "}",
+      "rs.json");
+  RunOutput out = RunScenario(quiet, RunOptions{1, {}}, nullptr);
+  for (const CaseResult& r : out.results) {
+    for (const MetricRow& row : r.rows) {
+      EXPECT_NE(row.metric.spec().group, "throughput") << row.metric.name();
+    }
+  }
+}
+
+// The memory rows along the timeline are deterministic: the same on any
+// thread count and shard split.
+TEST(RunnerTest, ResizeRunsKeepTheDeterministicRows) {
+  std::string text = kMixed;
+  text.insert(text.rfind('}'), R"(, "metrics": ["balance", "remap", "throughput"],
+      "throughput": {"keys": 64, "min_time_ms": 1, "repetitions": 1})");
+  Scenario s = ParseScenario(text, "mixed.json");
+  const std::string one = DeterministicRows(s, 1);
+  EXPECT_NE(one.find("throughput.memory_bytes_per_node"), std::string::npos);
+  EXPECT_EQ(one, DeterministicRows(s, 2));
+}
+
+// An event that adds or removes k > 1 nodes of an algorithm that rebuilds on
+// every change is one build over the resulting list: the same structure and
+// placements as k events of one node each.
+TEST(RunnerTest, OneBuildPerEventEqualsNodeByNode) {
+  const std::string algorithms = R"("algorithms": [
+      {"algorithm": "ring", "hasher": "md5", "points_per_node": 40},
+      {"algorithm": "ketama", "profile": "libmemcached"},
+      {"algorithm": "maglev", "table_size": 4099}, {"algorithm": "bounded_load"}])";
+  auto scenario = [&](const std::string& events) {
+    return ParseScenario(R"({"schema_version": 1, "name": "b", "nodes": {"count": 30},
+        "metrics": ["balance"], "workload": {"type": "uniform", "keys": 5000},
+        "trials": 2, )" + algorithms +
+                             R"(, "events": [)" + events + "]}",
+                         "b.json");
+  };
+  const std::string one = R"({"op": "remove", "last": 1})", add = R"({"op": "add", "count": 1})";
+  RunOutput bulk = RunScenario(
+      scenario(R"({"op": "remove", "last": 4}, {"op": "add", "count": 3})"), {1, {}}, nullptr);
+  RunOutput single = RunScenario(
+      scenario(one + "," + one + "," + one + "," + one + "," + add + "," + add + "," + add),
+      {1, {}}, nullptr);
+  ASSERT_EQ(bulk.results.size(), single.results.size());
+  for (size_t k = 0; k < bulk.results.size(); ++k) {
+    // Step 1 (4 removed) against step 4, step 2 (3 added) against step 7.
+    for (auto [b, o] : {std::pair{1u, 4u}, std::pair{2u, 7u}}) {
+      std::vector<std::pair<std::string, double>> want, got;
+      for (const MetricRow& r : single.results[k].rows) {
+        if (r.step == o)
+          want.emplace_back(std::to_string(r.trial) + std::string(r.metric.name()), r.value);
+      }
+      for (const MetricRow& r : bulk.results[k].rows) {
+        if (r.step == b)
+          got.emplace_back(std::to_string(r.trial) + std::string(r.metric.name()), r.value);
+      }
+      EXPECT_FALSE(want.empty());
+      EXPECT_EQ(got, want) << "case " << k << " step " << b;
+    }
+  }
 }
 
 }  // namespace

@@ -110,8 +110,21 @@ inline constexpr MetricSpec kMetricCatalog[] = {
      "1e9 / throughput.ns_per_lookup_with_hash (one thread)"},
     {"throughput.build_ms", "ms", "throughput", false,
      "building the algorithm over the initial nodes"},
+    {"throughput.ns_per_add", "ns", "throughput", false,
+     "median over the timeline's events that add nodes (add, restore, reweight) of "
+     "throughput.event_ns_per_add"},
+    {"throughput.ns_per_remove", "ns", "throughput", false,
+     "median over the timeline's events that remove nodes (remove, fail, reweight) of "
+     "throughput.event_ns_per_remove"},
+    {"throughput.event_ns_per_add", "ns", "throughput", false,
+     "this event's Add calls on the algorithm, trial 0: CPU ns per call (no row when the event "
+     "made none)"},
+    {"throughput.event_ns_per_remove", "ns", "throughput", false,
+     "this event's Remove calls on the algorithm, trial 0: CPU ns per call (none for removals "
+     "the algorithm refused)"},
     {"throughput.memory_bytes_per_node", "bytes", "throughput", true,
-     "the algorithm's MemoryBytes() / nodes"},
+     "the algorithm's MemoryBytes() / live nodes: step 0 a fresh build, step s the structure "
+     "after event s (trial 0)"},
 };
 
 // A catalog entry as a row holds it; compares equal to its name.
