@@ -106,7 +106,7 @@ def headline_table(T: dict) -> tuple[pd.DataFrame, list[str], dict]:
     wl = cr.column(s0, "workload.type", "uniform")
     labels = list(dict.fromkeys(cases.sort_values(["run", "case_index"])["label"]))
     catalog = cat.set_index("name") if len(cat) else pd.DataFrame()
-    resize = resize_metrics(S["metric"].unique())
+    resize = resize_metrics(s0["metric"].unique())  # the step-0 medians, not the per-event rows
     meta = {"n_ref": n_ref, "values": {}, "resize_metrics": resize}
     rows = []
     for lab in labels:

@@ -231,6 +231,46 @@ def _expand(spec) -> list[str]:
     return out
 
 
+def load_algorithm_benchmark(spec) -> pd.DataFrame:
+    """The lookup rows of chsim_algorithm_benchmark's Google Benchmark JSON among the files
+    of `spec` (``--benchmark_out=FILE --benchmark_out_format=json``; other files are skipped).
+    Names ``algo/lookup/<algorithm>/removed:<pct>/mode:<tput|lat>/nodes:<n>``. Columns:
+    algorithm, removed (fraction of the nodes removed at random before timing), mode, nodes,
+    ns_per_lookup (1e9 / items_per_second, median over repetitions), bytes_per_node (memory
+    per live node after the removals), source. Rows that failed (error_occurred, e.g. a size
+    an algorithm refuses) are left out; empty when there are none."""
+    cols = ["algorithm", "removed", "mode", "nodes", "ns_per_lookup", "bytes_per_node", "source"]
+    rows = []
+    for path in dict.fromkeys(_expand(spec)):
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+            continue
+        for b in doc["benchmarks"]:
+            parts = str(b.get("name", "")).split("/")
+            if parts[:2] != ["algo", "lookup"] or len(parts) < 3 or b.get("error_occurred") \
+                    or b.get("run_type") == "aggregate" or not b.get("items_per_second"):
+                continue
+            kv = dict(p.split(":", 1) for p in parts[3:] if ":" in p)
+            try:
+                removed, nodes = int(kv.get("removed", 0)) / 100, int(kv["nodes"])
+            except (KeyError, ValueError):
+                continue
+            rows.append({"algorithm": parts[2], "removed": removed, "mode": kv.get("mode", "tput"),
+                         "nodes": nodes, "ns_per_lookup": 1e9 / float(b["items_per_second"]),
+                         "bytes_per_node": b.get("bytes_per_node", float("nan")),
+                         "source": os.path.basename(path)})
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    df = pd.DataFrame(rows)
+    return df.groupby(["algorithm", "removed", "mode", "nodes"], as_index=False).agg(
+        ns_per_lookup=("ns_per_lookup", "median"), bytes_per_node=("bytes_per_node", "median"),
+        source=("source", "first"))[cols]
+
+
 def load_all(spec, kind: str = "chsim-results") -> dict:
     """Loads every file of `kind` named by `spec`; returns {table: concatenated DataFrame},
     plus ``files`` (the ResultFiles used) and ``inputs`` (one row per file: what it holds

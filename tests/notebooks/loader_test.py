@@ -290,6 +290,39 @@ class Headline(unittest.TestCase):
                                             "remap.add"]),
                          ["throughput.ns_per_add", "throughput.ns_per_remove", "throughput.resize_ms"])
 
+    def test_algorithm_benchmark_rows(self):
+        """Lookup rows of chsim_algorithm_benchmark's JSON: names parsed, ns from
+        items_per_second, repetitions -> median, failed and aggregate rows and other files
+        left out."""
+        bench = {"context": {}, "benchmarks": [
+            {"name": "algo/lookup/anchor/removed:10/mode:tput/nodes:1000", "run_type": "iteration",
+             "items_per_second": 1e8, "bytes_per_node": 24.0},
+            {"name": "algo/lookup/anchor/removed:10/mode:tput/nodes:1000", "run_type": "iteration",
+             "items_per_second": 5e7, "bytes_per_node": 24.0},
+            {"name": "algo/lookup/anchor/removed:10/mode:tput/nodes:1000", "run_type": "iteration",
+             "items_per_second": 4e7, "bytes_per_node": 24.0},
+            {"name": "algo/lookup/anchor/removed:10/mode:tput/nodes:1000_mean",
+             "run_type": "aggregate", "items_per_second": 1.0},
+            {"name": "algo/lookup/maglev/removed:0/mode:lat/nodes:1000000", "error_occurred": True,
+             "error_message": "table too small"},
+            {"name": "algo/lookup/jump/removed:0/mode:lat/nodes:100", "items_per_second": 2.5e7},
+            {"name": "algo/resize/jump/op:add/nodes:100", "items_per_second": 1e6}]}
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "algorithm_benchmark.json"), "w") as f:
+                json.dump(bench, f)
+            with open(os.path.join(d, "other.json"), "w") as f:
+                json.dump({"kind": "chsim-results"}, f)
+            B = cr.load_algorithm_benchmark(d)
+        self.assertEqual(sorted(B["algorithm"]), ["anchor", "jump"])
+        a = B[B["algorithm"] == "anchor"].iloc[0]
+        self.assertEqual((a["removed"], a["mode"], a["nodes"]), (0.1, "tput", 1000))
+        self.assertAlmostEqual(a["ns_per_lookup"], 20.0)  # median of 10, 20, 25 ns
+        self.assertEqual(a["bytes_per_node"], 24.0)
+        j = B[B["algorithm"] == "jump"].iloc[0]
+        self.assertAlmostEqual(j["ns_per_lookup"], 40.0)
+        self.assertTrue(math.isnan(j["bytes_per_node"]))
+        self.assertEqual(len(cr.load_algorithm_benchmark("/no/such/file.json")), 0)
+
 
 if __name__ == "__main__":
     unittest.main()

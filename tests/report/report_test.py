@@ -152,7 +152,8 @@ CATALOG = [  # the shape of chsim's `algorithms` block (results/README.md)
 
 
 def synthetic(work, src):
-    """Files chsim does not write (yet): a catalog and resize-time rows; peers files."""
+    """Files chsim does not write (yet) or another tool writes: a catalog and resize-time rows;
+    peers files; a chsim_algorithm_benchmark JSON file."""
     extra = work / "extra"
     extra.mkdir()
     smoke = json.loads((work / "results" / "smoke-zipf.json").read_text())
@@ -201,6 +202,20 @@ def synthetic(work, src):
                                "variant": "weighted", "peer_s": 0.24, "chsim_s": 0.05,
                                "ratio": 4.8})
     (extra / "peers.json").write_text(json.dumps(e2e))
+    # chsim_algorithm_benchmark's Google Benchmark JSON: lookups after removals.
+    bench = {"context": {"date": "2026-12-01"}, "benchmarks": []}
+    for name, removed in (("anchor", (0, 10, 50)), ("jump", (0,))):
+        for n in (1000, 10000):
+            for r in removed:
+                bench["benchmarks"].append(
+                    {"name": f"algo/lookup/{name}/removed:{r}/mode:tput/nodes:{n}",
+                     "run_type": "iteration", "items_per_second": BENCH_IPS(name, n, r),
+                     "bytes_per_node": 24.0 * 100 / (100 - r)})
+    (extra / "algorithm_benchmark.json").write_text(json.dumps(bench))
+
+
+def BENCH_IPS(name, n, removed):  # noqa: N802 - the synthetic benchmark's lookups per second
+    return 1e9 / ((10.0 if name == "anchor" else 40.0) + n / 1000 + removed / 10)
 
 
 # --- step 2: reports and checks ------------------------------------------------------------
@@ -400,6 +415,14 @@ def check_figure_data(d, inputs):
         s = side(name)
         if not any(metric in ax["title"] for ax in s["axes"]):
             fail(f"{name} has no panel for {metric}: {[ax['title'] for ax in s['axes']]}")
+    # Lookups after removals: the benchmark file's rows, ns = 1e9 / items_per_second.
+    rows = side("throughput_lookup_removed")["data"]["rows"]
+    got = {(r["algorithm"], r["nodes"], round(r["removed"] * 100)): r["ns_per_lookup"] for r in rows}
+    want = {(a, n, r): 1e9 / BENCH_IPS(a, n, r) for a, rs in (("anchor", (0, 10, 50)), ("jump", (0,)))
+            for n in (1000, 10000) for r in rs}
+    if got.keys() != want.keys() or any(abs(got[k] - want[k]) > 1e-9 * want[k] for k in want):
+        fail(f"throughput_lookup_removed draws {got}; the benchmark file says {want}")
+    checked.append("lookups after removals: the benchmark rows")
     # Tune answers drawn where the tune files say.
     s = side("tuning_points_vs_n")
     answers = {(a["n"], a["target"]): a for a in s["data"]["answers"]}
@@ -549,7 +572,8 @@ def report_step(a, src, work):
                             extra / "peers.json"]
     jobs = [([*shard_inputs, "--out", work / "shards-report", "--no-tune", "--dpi", "40"],
              "shards + merge"),
-            ([*everything, "--out", work / "all", "--chsim", a.chsim, "--quick"], "all")]
+            ([*everything, extra / "algorithm_benchmark.json", "--out", work / "all", "--chsim",
+              a.chsim, "--quick"], "all")]
     with cf.ThreadPoolExecutor(2) as ex:
         list(ex.map(lambda j: make_report(src, *j), jobs))
     figs, rj = check_report_dir(work / "shards-report", shard_inputs)
