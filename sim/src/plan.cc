@@ -20,7 +20,7 @@ struct Outcome {
 // and events, and the workload read once.
 Outcome PlanSimulation(const Scenario& s, const CaseSpec& c) {
   Outcome out;
-  const uint32_t trials = s.balance || s.remap ? s.trials : 0;
+  const uint32_t trials = TrialsApplied(s);
   try {
     for (uint32_t trial = 0; trial < trials; ++trial) {
       Deployment d(s, c, trial, Build::kShadow);

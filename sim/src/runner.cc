@@ -287,6 +287,11 @@ void TimeCases(const Scenario& s, RunOutput& out, Progress* progress, size_t* fi
 
 }  // namespace
 
+uint32_t TrialsApplied(const Scenario& s) {
+  if (s.balance || s.remap) return s.trials;
+  return s.throughput && !s.events.empty() ? 1 : 0;
+}
+
 bool CaseSamples(const Scenario& s, const CaseSpec& c) {
   return (s.balance || s.remap) && c.workload->samples();
 }
@@ -334,9 +339,7 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, P
   try {
     // A throughput-only scenario builds nothing here (MeasureThroughput does)
     // but trial 0's timeline when it has one, for the resize rows.
-    const uint32_t trials = s.balance || s.remap                ? s.trials
-                            : s.throughput && !s.events.empty() ? 1
-                                                                : 0;
+    const uint32_t trials = TrialsApplied(s);
     for (uint32_t trial = 0; trial < trials; ++trial) {
       ThrowIfStopped();
       RunTrial(s, c, trial, key_threads, progress, r);

@@ -48,6 +48,11 @@ std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard);
 // Whether a case places keys (balance or remap asked, and a workload with units).
 bool CaseSamples(const Scenario& s, const CaseSpec& c);
 
+// Trials whose deployments a case builds and applies the events to: every
+// trial with balance or remap; else trial 0 alone when the throughput metric
+// has events to time; else none (the plan replays the same ones).
+uint32_t TrialsApplied(const Scenario& s);
+
 // Work units the run will do (for progress): key placements, i.e. the keys
 // (or requests) of each case x trials x (1 + 3 x events with remapping).
 uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases);
