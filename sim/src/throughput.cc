@@ -18,6 +18,23 @@ namespace {
 volatile uint32_t g_opaque_zero = 0;  // read once per timing loop: defeats constant folding
 volatile uint64_t g_sink = 0;
 
+// The medians over the events of the per-event Add / Remove times trial 0
+// measured (EmitResize's rows), as step-0 rows; none without such rows.
+void EmitResizeMedians(CaseResult& r) {
+  for (auto [per_event, median] :
+       {std::pair{Metric("throughput.event_ns_per_add"), Metric("throughput.ns_per_add")},
+        std::pair{Metric("throughput.event_ns_per_remove"), Metric("throughput.ns_per_remove")}}) {
+    std::vector<double> v;
+    for (const MetricRow& row : r.rows) {
+      if (row.trial == 0 && row.metric == per_event.name()) v.push_back(row.value);
+    }
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    r.rows.push_back(MetricRow{0, 0, median, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2});
+  }
+}
+
 }  // namespace
 
 void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
@@ -131,19 +148,7 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   emit(Metric("throughput.ns_per_lookup_with_hash_latency"), with_hash_latency);
   emit(Metric("throughput.lookups_per_second"), 1e9 / with_hash);
   emit(Metric("throughput.build_ms"), build_ms);
-  // The resize medians over the events trial 0 timed (EmitResize's rows).
-  for (auto [per_event, median] :
-       {std::pair{Metric("throughput.event_ns_per_add"), Metric("throughput.ns_per_add")},
-        std::pair{Metric("throughput.event_ns_per_remove"), Metric("throughput.ns_per_remove")}}) {
-    std::vector<double> v;
-    for (const MetricRow& row : r.rows) {
-      if (row.trial == 0 && row.metric == per_event.name()) v.push_back(row.value);
-    }
-    if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    const size_t h = v.size() / 2;
-    emit(median, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2);
-  }
+  EmitResizeMedians(r);
   emit(Metric("throughput.memory_bytes_per_node"),
        static_cast<double>(a.MemoryBytes()) / static_cast<double>(nodes.size()));
 }
