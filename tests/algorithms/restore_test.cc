@@ -137,7 +137,7 @@ TEST_P(HistoryFree, RestoringInAnyOrderBringsEveryKeyBack) {
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, HistoryFree,
                          ::testing::Values("ring", "rendezvous", "multi_probe", "maglev", "modulo",
-                                           "anchor", "memento"),
+                                           "anchor", "memento", "dx"),
                          [](const auto& info) { return std::string(info.param); });
 
 class LastInFirstOut : public ::testing::TestWithParam<std::string_view> {};
@@ -181,7 +181,7 @@ TEST_P(LastInFirstOut, RestoringInAnotherOrderPermutesBucketsExactlyAsPredicted)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, LastInFirstOut, ::testing::Values("anchor", "memento"),
+INSTANTIATE_TEST_SUITE_P(Algorithms, LastInFirstOut, ::testing::Values("anchor", "memento", "dx"),
                          [](const auto& info) { return std::string(info.param); });
 
 // Why anchor cannot hand an earlier-removed bucket back with minimal

@@ -56,12 +56,18 @@ void AlgorithmBase::AdmitBuild(const AlgorithmSpec& spec, std::span<const Node> 
 }
 
 AlgorithmBase::AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes,
-                             const Params& params)
-    : nodes_(nodes.begin(), nodes.end()),
-      next_id_(static_cast<uint32_t>(nodes.size())),
+                             const Params& params, LiveList list)
+    : next_id_(static_cast<uint32_t>(nodes.size())),
       spec_(&spec),
       params_(params),
-      built_(nodes.size()) {
+      built_(nodes.size()),
+      list_(list),
+      live_(nodes.size()) {
+  if (list_ == LiveList::kById) {
+    by_id_.assign(nodes.begin(), nodes.end());
+    return;
+  }
+  nodes_.assign(nodes.begin(), nodes.end());
   ids_.resize(nodes.size());
   for (uint32_t i = 0; i < ids_.size(); ++i) ids_[i] = i;
 }
@@ -69,42 +75,138 @@ AlgorithmBase::AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> no
 std::string_view AlgorithmBase::name() const noexcept { return spec_->name; }
 Capabilities AlgorithmBase::capabilities() const noexcept { return spec_->capabilities; }
 
-void AlgorithmBase::Admit(TimelineStep::Op op) const {
-  if (spec_->admit) spec_->admit(params_, {op, built_, nodes_});
+std::vector<uint32_t> AlgorithmBase::live_ids() const {
+  if (list_ == LiveList::kInOrder) return ids_;
+  std::vector<uint32_t> ids;
+  ids.reserve(live_);
+  for (uint32_t id = 0; id < by_id_.size(); ++id) {
+    if (by_id_[id].weight != 0) ids.push_back(id);
+  }
+  return ids;
+}
+
+void AlgorithmBase::Admit(TimelineStep::Op op) {
+  if (!spec_->admit) return;
+  if (list_ == LiveList::kInOrder) return spec_->admit(params_, {op, built_, nodes_});
+  if (anonymous_.size() < live_) anonymous_.resize(live_);
+  spec_->admit(params_, {op, built_, std::span<const Node>(anonymous_.data(), live_)});
+}
+
+bool AlgorithmBase::LabelIsLive(const std::string& label) {
+  if (!labels_built_) {  // the first Add: O(n) once
+    std::unordered_set<std::string> labels;
+    labels.reserve(live_ + 1);
+    for (const Node& n : list_ == LiveList::kInOrder ? nodes_ : by_id_) {
+      if (n.weight != 0) labels.insert(n.label);
+    }
+    labels_ = std::move(labels);
+    labels_built_ = true;
+  }
+  return labels_.contains(label);
+}
+
+void AlgorithmBase::Link(const Node& node, uint32_t id) {
+  Node copy = node;  // every allocation before the first change
+  if (list_ == LiveList::kInOrder) {
+    ReserveOneMore(nodes_);
+    ReserveOneMore(ids_);
+  } else {
+    ReserveOneMore(by_id_);
+  }
+  labels_.insert(node.label);  // the last step that may throw
+  if (list_ == LiveList::kInOrder) {
+    nodes_.push_back(std::move(copy));
+    ids_.push_back(id);
+  } else {
+    by_id_.push_back(std::move(copy));
+  }
+  ++live_;
+}
+
+void AlgorithmBase::Unlink(uint32_t id) {
+  const Node& node = list_ == LiveList::kInOrder ? nodes_.back() : by_id_[id];
+  labels_.erase(node.label);
+  if (list_ == LiveList::kInOrder) {
+    nodes_.pop_back();
+    ids_.pop_back();
+  } else {
+    by_id_.pop_back();
+  }
+  --live_;
 }
 
 uint32_t AlgorithmBase::Add(const Node& node) {
   if (node.weight == 0) Refuse(name(), "node '" + node.label + "' has weight 0");
-  for (const Node& n : nodes_) {
-    if (n.label == node.label) {
-      Refuse(name(), "node '" + node.label + "' is already live; labels must be unique");
-    }
+  if (LabelIsLive(node.label)) {
+    Refuse(name(), "node '" + node.label + "' is already live; labels must be unique");
   }
   if (!spec_->capabilities.weights) RequireUnweighted(name(), node);
-  if (ids_.size() >= kMaxNodes || next_id_ == UINT32_MAX) {
+  if (live_ >= kMaxNodes || next_id_ == UINT32_MAX) {
     throw Unsupported(std::string(name()) + ": at most 2^31 - 1 nodes, and 2^32 - 1 adds");
   }
-  nodes_.push_back(node);
-  ids_.push_back(next_id_);
+  const uint32_t id = next_id_;
+  Link(node, id);
   try {
     Admit(TimelineStep::Op::kAdd);
-    OnAdd(nodes_.back(), next_id_);
+    OnAdd(list_ == LiveList::kInOrder ? nodes_.back() : by_id_.back(), id);
   } catch (...) {
-    nodes_.pop_back();
-    ids_.pop_back();
+    Unlink(id);
     throw;
   }
   return next_id_++;
 }
 
-void AlgorithmBase::Remove(uint32_t id) {
-  auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-  if (it == ids_.end() || *it != id) {
+// kInOrder: the position in ids_ (binary search); kById: the id itself.
+size_t AlgorithmBase::LiveIndex(uint32_t id) const {
+  bool live;
+  size_t i = id;
+  if (list_ == LiveList::kInOrder) {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    i = static_cast<size_t>(it - ids_.begin());
+    live = it != ids_.end() && *it == id;
+  } else {
+    live = id < by_id_.size() && by_id_[id].weight != 0;
+  }
+  if (!live) {
     Refuse(name(), "node id " + std::to_string(id) +
                        (id < next_id_ ? " was already removed" : " was never issued"));
   }
-  const size_t i = static_cast<size_t>(it - ids_.begin());
-  if (ids_.size() <= 1) {
+  return i;
+}
+
+Node AlgorithmBase::Detach(size_t index, uint32_t id) {
+  Node node;
+  if (list_ == LiveList::kById) {
+    node = std::move(by_id_[id]);
+    by_id_[id] = Node();
+    by_id_[id].weight = 0;  // dead
+  } else if (index + 1 == ids_.size()) {
+    node = std::move(nodes_.back());
+    nodes_.pop_back();
+    ids_.pop_back();
+  } else {
+    node = std::move(nodes_[index]);
+    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(index));
+    ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(index));
+  }
+  --live_;
+  return node;
+}
+
+void AlgorithmBase::Reattach(size_t index, uint32_t id, Node node) noexcept {
+  // The lists have room: Detach just made it.
+  if (list_ == LiveList::kById) {
+    by_id_[id] = std::move(node);
+  } else {
+    nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(index), std::move(node));
+    ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(index), id);
+  }
+  ++live_;
+}
+
+void AlgorithmBase::Remove(uint32_t id) {
+  const size_t i = LiveIndex(id);
+  if (live_ <= 1) {
     throw Unsupported(std::string(name()) + ": cannot remove the only live node");
   }
   if (!spec_->capabilities.arbitrary_removal && i + 1 != ids_.size()) {
@@ -113,25 +215,27 @@ void AlgorithmBase::Remove(uint32_t id) {
                       std::to_string(ids_.back()) + "), not node " + std::to_string(id) +
                       "; use an algorithm with arbitrary removal (chsim list)");
   }
-  Node node = std::move(nodes_[i]);
-  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(i));
-  ids_.erase(it);
+  Node node = Detach(i, id);
   try {
     Admit(TimelineStep::Op::kRemove);
     OnRemove(i, id);
   } catch (...) {
-    nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(i), std::move(node));
-    ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(i), id);
+    Reattach(i, id, std::move(node));
     throw;
   }
+  labels_.erase(node.label);  // no allocation: after the last step that may throw
 }
 
 namespace {
 
 class Shadow final : public AlgorithmBase {
  public:
+  // The cheaper live list whenever the spec allows it: its refusals are the same.
   Shadow(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params)
-      : AlgorithmBase(spec, nodes, params) {}
+      : AlgorithmBase(spec, nodes, params,
+                      spec.capabilities.arbitrary_removal && !spec.capabilities.weights
+                          ? LiveList::kById
+                          : LiveList::kInOrder) {}
   uint32_t Locate(uint64_t) const noexcept override { return 0; }
   size_t MemoryBytes() const noexcept override { return 0; }
 
@@ -185,6 +289,25 @@ void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighte
                                 " points; the limit is " + std::to_string(Ring::kMaxPoints));
   }
   if (points == 0) throw std::invalid_argument("ring would have no points");
+}
+
+uint64_t CapacityOf(const Params& p, size_t built) {
+  const uint64_t c = p.Integer("capacity");
+  return c == 0 ? 2 * uint64_t{built} : c;
+}
+
+void AdmitCapacity(std::string_view algorithm, const Params& p, const TimelineStep& step) {
+  const uint64_t capacity = CapacityOf(p, step.built);
+  const size_t n = step.live.size();
+  if (step.op == TimelineStep::Op::kBuild) {
+    if (capacity < n || capacity >= UINT32_MAX) {
+      Refuse(algorithm, "capacity " + std::to_string(capacity) + " must be at least the " +
+                            std::to_string(n) + " initial nodes (0 means twice that)");
+    }
+  } else if (n > capacity) {
+    throw Unsupported(std::string(algorithm) + ": capacity " + std::to_string(capacity) +
+                      " reached; build with a larger capacity");
+  }
 }
 
 }  // namespace chsim::algorithms_internal

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "chsim/algorithm.h"
@@ -40,14 +41,29 @@ namespace chsim::algorithms_internal {
 //           (Unsupported); any node but the most recently added live one when
 //           the spec lacks arbitrary_removal (Unsupported); the spec's
 //           admission check without the node.
-// Then nodes_/ids_ change and the structure's hook runs. Rollback rule: a hook
-// that throws (only std::bad_alloc is expected: every refusal is in the
+// Then the live lists change and the structure's hook runs. Rollback rule: a
+// hook that throws (only std::bad_alloc is expected: every refusal is in the
 // checks above) must leave its structure as it was (build into a temporary,
-// then swap), and the base restores nodes_/ids_; the instance is then exactly
+// then swap), and the base restores its lists; the instance is then exactly
 // as before the call.
 //
-// Invariants: nodes_ and ids_ are parallel, ids_ ascending; next_id_ > every
-// id issued.
+// The live nodes are kept in one of two forms (LiveList), chosen by the
+// derived class:
+//   kInOrder: nodes_ and ids_, the live nodes in id order, which the lookups
+//             of jump, modulo, rings, maglev and rendezvous read. Removing the
+//             most recently added node is O(1); any other shifts the lists,
+//             O(n) (these structures rebuild in O(n) or more anyway).
+//   kById:    only each id's node (nodes_ and ids_ stay empty), for bucket
+//             algorithms that map ids themselves (anchor, memento, dx): every
+//             removal O(1). Requires arbitrary_removal and no weights.
+// Add checks labels in a hash set built on the first Add (O(1) expected per
+// call after that; builds pay nothing). The admission check sees the live
+// list (kById: as many unlabelled weight-1 nodes, which is all an unweighted
+// algorithm's check may read).
+//
+// Invariants: kInOrder: nodes_ and ids_ parallel, ids_ ascending; kById:
+// by_id_[id].weight > 0 exactly for live ids; live_ live nodes; next_id_ >
+// every id issued; labels_ (once built) holds exactly the live labels.
 class AlgorithmBase : public Algorithm {
  public:
   // Live nodes an instance may hold (jump's and memento's bucket indexes are
@@ -56,8 +72,8 @@ class AlgorithmBase : public Algorithm {
 
   std::string_view name() const noexcept final;
   Capabilities capabilities() const noexcept override;
-  size_t num_nodes() const noexcept final { return ids_.size(); }
-  std::vector<uint32_t> live_ids() const final { return ids_; }
+  size_t num_nodes() const noexcept final { return live_; }
+  std::vector<uint32_t> live_ids() const final;
   uint32_t Add(const Node& node) final;
   void Remove(uint32_t id) final;
 
@@ -68,29 +84,48 @@ class AlgorithmBase : public Algorithm {
                          const Params& params);
 
  protected:
-  // `params` resolved. REQUIRES: AdmitBuild(spec, nodes, params) passed.
-  AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params);
+  enum class LiveList { kInOrder, kById };
 
-  // The structure's part of Add: `node` is already last in nodes_ with `id`.
+  // `params` resolved. REQUIRES: AdmitBuild(spec, nodes, params) passed;
+  // kById only for a spec with arbitrary_removal and without weights.
+  AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params,
+                LiveList list = LiveList::kInOrder);
+
+  // The structure's part of Add: `node` is live with `id` (kInOrder: last in
+  // nodes_).
   virtual void OnAdd(const Node& node, uint32_t id) = 0;
-  // The structure's part of Remove: `id` was at live index `index` and is
-  // already gone from nodes_/ids_.
+  // The structure's part of Remove: `id` is no longer live (kInOrder: it was
+  // at live index `index` and is gone from nodes_/ids_; kById: index is id).
   virtual void OnRemove(size_t index, uint32_t id) = 0;
 
   const Params& params() const noexcept { return params_; }
   // Bytes of the id list (most algorithms' MemoryBytes include it).
   size_t IdBytes() const noexcept { return ids_.capacity() * sizeof(uint32_t); }
 
-  std::vector<Node> nodes_;    // live nodes, parallel to ids_
-  std::vector<uint32_t> ids_;  // live ids, ascending
+  std::vector<Node> nodes_;    // kInOrder: live nodes, parallel to ids_
+  std::vector<uint32_t> ids_;  // kInOrder: live ids, ascending
   uint32_t next_id_;           // the id the next Add issues
 
  private:
-  void Admit(TimelineStep::Op op) const;
+  // `id` is live: appended to the lists (strong guarantee), or taken out of
+  // them (returning its node and live index) and put back.
+  void Link(const Node& node, uint32_t id);
+  void Unlink(uint32_t id);
+  size_t LiveIndex(uint32_t id) const;
+  Node Detach(size_t index, uint32_t id);
+  void Reattach(size_t index, uint32_t id, Node node) noexcept;
+  bool LabelIsLive(const std::string& label);
+  void Admit(TimelineStep::Op op);
 
   const AlgorithmSpec* spec_;
   Params params_;
   size_t built_;  // nodes at construction
+  LiveList list_;
+  size_t live_;
+  std::vector<Node> by_id_;                 // kById: each issued id's node; weight 0 once removed
+  std::vector<Node> anonymous_;             // kById: unlabelled weight-1 nodes for Admit
+  std::unordered_set<std::string> labels_;  // live labels, once built
+  bool labels_built_ = false;
 };
 
 // An instance of `spec` whose structure is nothing: the node rules and the
@@ -151,6 +186,14 @@ std::unique_ptr<Algorithm> NewProfileRing(const AlgorithmSpec& spec, std::span<c
 // messages. `weighted`: the list spells weights out.
 uint64_t RingPointCount(const Profile& profile, std::span<const Node> nodes, bool weighted);
 void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighted);
+
+// The `capacity` parameter of a fixed-capacity bucket array (anchor, dx): the
+// most live nodes an instance holds, 0 meaning twice the nodes built over.
+uint64_t CapacityOf(const Params& p, size_t built);
+// Its admission check: at build, at least the nodes and below 2^32 - 1
+// (std::invalid_argument); at any later step, no more live nodes than it
+// (Unsupported: "capacity C reached"). `algorithm` names it in the messages.
+void AdmitCapacity(std::string_view algorithm, const Params& p, const TimelineStep& step);
 
 // Makes room for one more element the way push_back would (libstdc++: double,
 // at least 1), so that a hook can reserve every vector it grows before

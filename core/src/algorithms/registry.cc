@@ -7,7 +7,8 @@
 namespace chsim {
 namespace algorithms_internal {
 extern const AlgorithmSpec kRingSpec, kKetamaSpec, kJumpSpec, kRendezvousSpec, kMaglevSpec,
-    kMultiProbeSpec, kBoundedLoadSpec, kAnchorSpec, kMementoSpec, kModuloSpec;
+    kMultiProbeSpec, kBoundedLoadSpec, kAnchorSpec, kMementoSpec, kDxSpec, kPowerSpec, kFlipSpec,
+    kJumpBackSpec, kBinomialSpec, kModuloSpec;
 }  // namespace algorithms_internal
 
 namespace {
@@ -15,8 +16,9 @@ namespace {
 using namespace algorithms_internal;
 
 constexpr const AlgorithmSpec* kRegistry[] = {
-    &kRingSpec,       &kKetamaSpec,      &kJumpSpec,   &kRendezvousSpec, &kMaglevSpec,
-    &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec, &kMementoSpec,    &kModuloSpec,
+    &kRingSpec,       &kKetamaSpec,      &kJumpSpec,     &kRendezvousSpec, &kMaglevSpec,
+    &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec,   &kMementoSpec,    &kDxSpec,
+    &kPowerSpec,      &kFlipSpec,        &kJumpBackSpec, &kBinomialSpec,   &kModuloSpec,
 };
 
 std::string ParamNames(const AlgorithmSpec& spec) {

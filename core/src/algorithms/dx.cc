@@ -1,0 +1,138 @@
+// `dx`: DxHash (Chaos Dong & Fang Wang, "DxHash: A Scalable Consistent Hash
+// Based on the Pseudo-Random Sequence", arXiv:2107.07930, 2021): the lookup
+// walks a pseudo-random sequence seeded by the key over a node-state array of
+// `capacity` buckets (the paper's NSArray and its size) and returns the first
+// working bucket. Arbitrary removal, O(capacity / working) expected probes,
+// capacity / 8 bytes of state plus the removal stack.
+//
+// - Lookup (the paper's lookup algorithm): probe i is Bounded(x_i, capacity),
+//   x_0, x_1, ... the SplitMix64 stream seeded by the key hash (chsim's
+//   SplitMix64: a bijection of the index, so every bucket is reached and the
+//   walk ends while one bucket works). Balance: the first working bucket of a
+//   uniform sequence is uniform over the working buckets.
+// - Remove: the bucket's state bit is cleared; its keys continue their walk
+//   to their next working bucket, no other key moves (minimal disruption).
+// - Add: sets the bit of an inactive bucket, which takes exactly the keys
+//   whose walk reaches it before their current bucket. Which inactive bucket:
+//   the most recently removed one (the removal stack the authors' Java
+//   implementation keeps), else the lowest never used; so failed nodes
+//   restored in reverse removal order get every key back, in any other order
+//   they take over the last-removed buckets (capabilities: history_free =
+//   false, as anchor and memento).
+// - Capacity: the NSArray size bounds the working nodes; 0 means twice the
+//   initial nodes (as anchor), and the admission check refuses a build or a
+//   later add beyond it exactly as the instance would, so the plan refuses
+//   such a timeline before it runs. The paper's Scale operation (doubling
+//   the array) remaps keys between survivors, so Add at capacity is refused
+//   with Unsupported instead. No weights (the paper's weighted variant is not
+//   implemented).
+#include "devirtualize.h"
+#include "internal.h"
+
+namespace chsim::algorithms_internal {
+
+extern const AlgorithmSpec kDxSpec;
+
+namespace {
+
+class Dx final : public AlgorithmBase {
+ public:
+  Dx(std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(kDxSpec, nodes, p, LiveList::kById),
+        capacity_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
+        working_((size_t{capacity_} + 63) / 64, 0),
+        buckets_(nodes.size(), capacity_) {
+    for (uint32_t b = 0; b < nodes.size(); ++b) Set(b);
+    free_.reserve(capacity_);  // every bucket at most once: Remove never allocates
+    for (uint32_t b = capacity_; b-- > nodes.size();) free_.push_back(b);  // lowest on top
+  }
+
+  // The paper's lookup: the first working bucket of the key's sequence.
+  uint32_t Locate(uint64_t key_hash) const noexcept override {
+    SplitMix64 walk(key_hash);
+    for (;;) {
+      const uint32_t b = static_cast<uint32_t>(Bounded(walk.Next(), capacity_));
+      if (IsWorking(b)) return identity_ ? b : buckets_.IdAt(b);
+    }
+  }
+  void LocateBatch(std::span<const uint64_t> hashes,
+                   std::span<uint32_t> out) const noexcept override {
+    LocateEach(*this, hashes, out);
+  }
+  size_t MemoryBytes() const noexcept override {
+    return working_.capacity() * sizeof(uint64_t) + free_.capacity() * sizeof(uint32_t) +
+           buckets_.MemoryBytes();
+  }
+
+ private:
+  // Admit guarantees a free bucket; Place is the only allocation, done first.
+  void OnAdd(const Node&, uint32_t id) override {
+    const uint32_t b = free_.back();
+    buckets_.Place(b, id);
+    free_.pop_back();
+    Set(b);
+    identity_ = identity_ && id == b;
+  }
+  void OnRemove(size_t, uint32_t id) override {
+    const uint32_t b = buckets_.BucketOf(id);
+    buckets_.Release(id);
+    working_[b / 64] &= ~(uint64_t{1} << (b % 64));
+    free_.push_back(b);
+  }
+  bool IsWorking(uint32_t b) const noexcept { return (working_[b / 64] >> (b % 64)) & 1; }
+  void Set(uint32_t b) noexcept { working_[b / 64] |= uint64_t{1} << (b % 64); }
+
+  uint32_t capacity_;
+  std::vector<uint64_t> working_;  // the NSArray: bit b set <=> bucket b works
+  std::vector<uint32_t> free_;     // inactive buckets; Add takes the back
+  BucketMap buckets_;              // ids on the working buckets
+  // Every working bucket b holds id b (each Add so far took the bucket equal
+  // to its id): lookups skip the bucket -> id map.
+  bool identity_ = true;
+};
+
+void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("dx", p, step); }
+
+constexpr ParamSpec kParams[] = {
+    kKeyHasherParam,
+    {.name = "capacity",
+     .type = ParamType::kInteger,
+     .doc = "NSArray size: most nodes dx holds; 0 means twice the initial nodes",
+     .default_number = 0,
+     .min = 0,
+     .max = 2147483648.0},
+};
+
+}  // namespace
+
+constinit const AlgorithmSpec kDxSpec{
+    .name = "dx",
+    .summary =
+        "DxHash: the first working bucket of a pseudo-random walk over the NSArray; any node "
+        "removable, capacity fixed at build",
+    .paper =
+        "Dong & Wang, \"DxHash: A Scalable Consistent Hash Based on the Pseudo-Random "
+        "Sequence\", arXiv:2107.07930",
+    .year = 2021,
+    .capabilities = {.weights = false,
+                     .arbitrary_removal = true,
+                     .incremental = true,
+                     .exact_shares = false,
+                     .stateful = false,
+                     .minimal_disruption = true,
+                     .history_free = false},
+    .params = kParams,
+    .balance_bound = 1,
+    .memory_bytes =
+        [](const Params& p, uint64_t n) {
+          return 8.125 * static_cast<double>(CapacityOf(p, n)) + 4.0 * static_cast<double>(n);
+        },
+    .memory_doc = "8 bytes and 1 bit per bucket of capacity, 4 per node",
+    .key_hasher = KeyHasherOrXxh3,
+    .admit = Admit,
+    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
+      return std::make_unique<Dx>(nodes, p);
+    },
+};
+
+}  // namespace chsim::algorithms_internal

@@ -1,0 +1,87 @@
+// LifoBuckets<Fn>: the Algorithm of a consistent range hash, a function
+// Fn(key, n) -> bucket in [0, n) that moves a key only to bucket n when n
+// grows by one (jump, power, flip, jumpback, binomial), and LifoSpec, the
+// registry fields such an algorithm shares.
+//
+// Buckets are the live nodes in id order (AlgorithmBase's ids_), so the set
+// can only grow or shrink at the end: Add appends a bucket, Remove accepts
+// only the most recently added live node (the base refuses any other with
+// Unsupported, since the spec lacks arbitrary_removal). No weights.
+//
+// Fn is a small value type: Fn(n) precomputes what a lookup at n buckets
+// needs (masks, powers of two) and `uint32_t operator()(uint64_t key) const
+// noexcept` answers. Lookups are noexcept, allocation-free and devirtualized
+// in LocateBatch (devirtualize.h). An algorithm file is then its Fn and
+//   extern const AlgorithmSpec kXxxSpec;
+//   constinit const AlgorithmSpec kXxxSpec = LifoSpec({.name = ..., .summary =
+//       ..., .paper = ..., .year = ..., .make = MakeLifo<XxxFn, kXxxSpec>});
+#ifndef CHSIM_CORE_SRC_ALGORITHMS_LIFO_BUCKETS_H_
+#define CHSIM_CORE_SRC_ALGORITHMS_LIFO_BUCKETS_H_
+
+#include <memory>
+
+#include "devirtualize.h"
+#include "internal.h"
+
+namespace chsim::algorithms_internal {
+
+template <class Fn>
+class LifoBuckets final : public AlgorithmBase {
+ public:
+  LifoBuckets(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& p)
+      : AlgorithmBase(spec, nodes, p), fn_(static_cast<uint32_t>(nodes.size())) {}
+
+  uint32_t Locate(uint64_t key_hash) const noexcept override {
+    const uint32_t b = fn_(key_hash);
+    return identity_ ? b : ids_[b];
+  }
+  void LocateBatch(std::span<const uint64_t> hashes,
+                   std::span<uint32_t> out) const noexcept override {
+    LocateEach(*this, hashes, out);
+  }
+  // The id map; the function has no state.
+  size_t MemoryBytes() const noexcept override { return IdBytes(); }
+
+ private:
+  void OnAdd(const Node&, uint32_t) override { Refit(); }
+  void OnRemove(size_t, uint32_t) override { Refit(); }
+  void Refit() noexcept {
+    fn_ = Fn(static_cast<uint32_t>(ids_.size()));
+    identity_ = ids_.back() + 1 == ids_.size();  // ids ascending and distinct
+  }
+
+  Fn fn_;  // the range hash at n = ids_.size()
+  // ids_[b] == b for every bucket (no node re-added after a removal): Locate
+  // skips the id map, a random read of 4n bytes.
+  bool identity_ = true;
+};
+
+template <class Fn, const AlgorithmSpec& kSpec>
+std::unique_ptr<Algorithm> MakeLifo(std::span<const Node> nodes, const Params& p) {
+  return std::make_unique<LifoBuckets<Fn>>(kSpec, nodes, p);
+}
+
+inline constexpr ParamSpec kLifoParams[] = {kKeyHasherParam};
+
+// `s` (name, summary, paper, year, make; a balance_bound other than 1 when
+// shares are not equal) completed with what every range hash declares: LIFO
+// removal, minimal disruption, no weights, the key_hasher parameter, 4 bytes
+// per node.
+constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
+  s.capabilities = {.weights = false,
+                    .arbitrary_removal = false,
+                    .incremental = true,
+                    .exact_shares = false,
+                    .stateful = false,
+                    .minimal_disruption = true,
+                    .history_free = false};
+  s.params = kLifoParams;
+  s.memory_bytes = [](const Params&, uint64_t n) { return 4.0 * static_cast<double>(n); };
+  s.memory_doc = "4 bytes per node (the id map)";
+  s.key_hasher = KeyHasherOrXxh3;
+  return s;
+}
+
+}  // namespace chsim::algorithms_internal
+
+#endif  // CHSIM_CORE_SRC_ALGORITHMS_LIFO_BUCKETS_H_
