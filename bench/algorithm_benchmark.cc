@@ -1,0 +1,273 @@
+// Algorithms side by side, as the public comparison suites report them, over
+// every algorithm of AllAlgorithms() (registration reads the registry: a new
+// algorithm appears without edits here). Key hashes are precomputed 64-bit
+// values (no key hashing), one thread; `modulo` is the baseline in the same
+// binary, so ratios to it travel between machines. Names:
+//   algo/lookup/<name>/removed:<pct>/mode:{tput,lat}/nodes:<n>
+//       Locate on independent (tput) or chained (lat) keys after removing
+//       <pct>% of the nodes at random (0, 10, 50; the non-zero rows only for
+//       algorithms with arbitrary removal). Counter bytes_per_node:
+//       MemoryBytes / live nodes, i.e. memory per node after the removals.
+//   algo/batch/<name>/nodes:<n>         LocateBatch over 1,024 keys.
+//   algo/resize/<name>/op:{add,remove}/nodes:<n>
+//       ns per Add / per Remove at n nodes (items = operations): each
+//       iteration applies up to 64 operations (1 for algorithms that rebuild)
+//       and undoes them outside the timed region. Remove takes random live
+//       nodes where supported, else the last one.
+//   algo/init/<name>/nodes:<n>          MakeAlgorithm (items = nodes placed).
+//   algo/interface/<fn>/via:{inline,locate,batch}/nodes:<n>
+//       what the Algorithm interface costs: the same function inlined in the
+//       loop, called per key through the interface (a virtual call), and
+//       through one LocateBatch call per 1,024 keys (devirtualized inside).
+// Nodes: 10^3, 10^4, 10^5, 10^6 (10^3 with --chsim_smoke). Structures that an
+// algorithm refuses at a size (e.g. maglev's default table below n) are
+// skipped with the algorithm's message.
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "bench_common.h"
+#include "chsim/algorithm.h"
+#include "chsim/algorithms/jump.h"
+#include "chsim/node.h"
+
+namespace chsim::bench {
+namespace {
+
+std::vector<int64_t> Sizes() {
+  if (g_smoke) return {1000};
+  return {1000, 10000, 100000, 1000000};
+}
+
+const std::vector<uint64_t>& Hashes() {
+  static const std::vector<uint64_t> h = MakeHashes(g_smoke ? 4096 : size_t{1} << 20);
+  return h;
+}
+
+// Builds `name` over n numbered nodes and removes `removed_pct`% of them, a
+// random set (a fixed seed: every algorithm loses the same ids), in descending
+// id order. An algorithm that rebuilds on every change (!incremental) is built
+// over the survivors instead: the same structure without 10^5 rebuilds. Note
+// that every Remove erases from the live-id vectors (O(n) per call), so the
+// 10%/50% rows at 10^6 nodes take minutes of setup per algorithm. Throws what
+// MakeAlgorithm throws.
+std::unique_ptr<Algorithm> Build(const std::string& name, size_t n, int removed_pct) {
+  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
+  std::unique_ptr<Algorithm> a = MakeAlgorithm(name, nodes);
+  SplitMix64 rng(0x72656d6f7665ULL);  // "remove"
+  std::vector<uint32_t> ids = a->live_ids();
+  const size_t count = n * static_cast<size_t>(removed_pct) / 100;
+  if (count == 0) return a;
+  for (size_t r = 0; r < count; ++r) {  // the first `count` of a Fisher-Yates shuffle
+    std::swap(ids[r], ids[r + Bounded(rng.Next(), ids.size() - r)]);
+  }
+  std::sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(count), std::greater<>());
+  if (!a->capabilities().incremental) {
+    std::vector<bool> gone(n, false);
+    for (size_t r = 0; r < count; ++r) gone[ids[r]] = true;
+    std::vector<Node> survivors;
+    for (size_t i = 0; i < n; ++i) {
+      if (!gone[i]) survivors.push_back(nodes[i]);
+    }
+    a.reset();
+    return MakeAlgorithm(name, survivors);
+  }
+  for (size_t r = 0; r < count; ++r) a->Remove(ids[r]);
+  return a;
+}
+
+// One-slot cache: benchmarks run in registration order, grouped by structure.
+Algorithm* Cached(benchmark::State& state, const std::string& name, size_t n, int removed_pct) {
+  static std::string key;
+  static std::unique_ptr<Algorithm> a;
+  const std::string want = name + "/" + std::to_string(n) + "/" + std::to_string(removed_pct);
+  if (key != want) {
+    a.reset();
+    key = want;
+    try {
+      a = Build(name, n, removed_pct);
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+    }
+  }
+  return a.get();
+}
+
+void BM_Lookup(benchmark::State& state, std::string name, int removed_pct, bool lat) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const Algorithm* a = Cached(state, name, n, removed_pct);
+  if (a == nullptr) return;
+  const std::vector<uint64_t>& hashes = Hashes();
+  auto op = [&](size_t i) -> uint64_t { return a->Locate(hashes[i]); };
+  if (lat) {
+    RunItems<true>(state, hashes.size() - 1, op);
+  } else {
+    RunItems<false>(state, hashes.size() - 1, op);
+  }
+  state.counters["bytes_per_node"] = static_cast<double>(a->MemoryBytes()) / a->num_nodes();
+}
+
+void BM_Batch(benchmark::State& state, std::string name) {
+  const Algorithm* a = Cached(state, name, static_cast<size_t>(state.range(0)), 0);
+  if (a == nullptr) return;
+  const std::vector<uint64_t>& hashes = Hashes();
+  std::vector<uint32_t> out(kChunk);
+  size_t b = 0;
+  const size_t batches = hashes.size() / kChunk;
+  for (auto _ : state) {
+    a->LocateBatch(std::span(hashes).subspan((b++ % batches) * kChunk, kChunk), out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
+}
+
+void BM_Resize(benchmark::State& state, std::string name, bool add) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  try {
+    std::unique_ptr<Algorithm> a = Build(name, n, 0);
+    const Capabilities caps = a->capabilities();
+    const size_t ops = caps.incremental ? std::min<size_t>(64, n / 2) : 1;
+    std::vector<Node> node_of = MakeNumberedNodes(static_cast<uint32_t>(n));  // by id
+    const std::vector<Node> extra = MakeNumberedNodes(static_cast<uint32_t>(ops), n);
+    SplitMix64 rng(0x726573697a65ULL);  // "resize"
+    std::vector<uint32_t> ids;
+    auto add_node = [&](const Node& node) {
+      const uint32_t id = a->Add(node);
+      if (id >= node_of.size()) node_of.resize(size_t{id} + 1);
+      node_of[id] = node;
+      return id;
+    };
+    for (auto _ : state) {
+      if (add) {
+        for (size_t i = 0; i < ops; ++i) ids.push_back(add_node(extra[i]));
+        state.PauseTiming();
+        for (size_t i = ops; i-- > 0;) a->Remove(ids[i]);
+      } else {
+        state.PauseTiming();
+        std::vector<uint32_t> live = a->live_ids();
+        for (size_t i = 0; i < ops; ++i) {
+          const size_t at =
+              caps.arbitrary_removal ? Bounded(rng.Next(), live.size()) : live.size() - 1;
+          ids.push_back(live[at]);
+          live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+        state.ResumeTiming();
+        for (uint32_t id : ids) a->Remove(id);
+        state.PauseTiming();
+        for (size_t i = ops; i-- > 0;) add_node(node_of[ids[i]]);  // undo, last removed first
+      }
+      ids.clear();
+      state.ResumeTiming();
+    }
+    state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * ops));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void BM_Init(benchmark::State& state, std::string name) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
+  size_t bytes = 0;
+  try {
+    for (auto _ : state) {
+      std::unique_ptr<Algorithm> a = MakeAlgorithm(name, nodes);
+      bytes = a->MemoryBytes();
+      benchmark::DoNotOptimize(a.get());
+    }
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
+  state.counters["bytes_per_node"] = static_cast<double>(bytes) / n;
+}
+
+// The interface's cost: `inline` runs `fn` (the algorithm's own lookup) in
+// the loop, `locate` the interface's virtual Locate per key, `batch` one
+// LocateBatch per chunk.
+enum class Via { kInline, kLocate, kBatch };
+
+template <typename Fn>
+void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const Algorithm* a = Cached(state, name, n, 0);
+  if (a == nullptr) return;
+  const std::vector<uint64_t>& hashes = Hashes();
+  const std::vector<uint32_t> ids = a->live_ids();  // bucket -> id, as the algorithm maps
+  if (via == Via::kBatch) {
+    BM_Batch(state, name);
+    return;
+  }
+  if (via == Via::kInline) {
+    const uint32_t* id = ids.data();
+    RunItems<false>(state, hashes.size() - 1,
+                    [&](size_t i) -> uint64_t { return id[fn(hashes[i], n)]; });
+  } else {
+    RunItems<false>(state, hashes.size() - 1,
+                    [&](size_t i) -> uint64_t { return a->Locate(hashes[i]); });
+  }
+}
+
+void Register() {
+  for (const AlgorithmInfo& info : AllAlgorithms()) {
+    const std::string name(info.name);
+    for (int removed : {0, 10, 50}) {
+      if (removed > 0 && !info.capabilities.arbitrary_removal) continue;
+      for (bool lat : {false, true}) {
+        const std::string bm = "algo/lookup/" + name + "/removed:" + std::to_string(removed) +
+                               (lat ? "/mode:lat" : "/mode:tput");
+        auto* b = benchmark::RegisterBenchmark(bm.c_str(), BM_Lookup, name, removed, lat);
+        for (int64_t n : Sizes()) b->Arg(n);
+        Tune(b->ArgName("nodes"));
+      }
+    }
+    auto* b = benchmark::RegisterBenchmark(("algo/batch/" + name).c_str(), BM_Batch, name);
+    for (int64_t n : Sizes()) b->Arg(n);
+    Tune(b->ArgName("nodes"));
+  }
+  for (const AlgorithmInfo& info : AllAlgorithms()) {
+    const std::string name(info.name);
+    for (bool add : {true, false}) {
+      const std::string bm = "algo/resize/" + name + (add ? "/op:add" : "/op:remove");
+      auto* b = benchmark::RegisterBenchmark(bm.c_str(), BM_Resize, name, add);
+      for (int64_t n : Sizes()) b->Arg(n);
+      Tune(b->ArgName("nodes")->Iterations(info.capabilities.incremental ? 20 : 3));
+    }
+    auto* b = benchmark::RegisterBenchmark(("algo/init/" + name).c_str(), BM_Init, name);
+    for (int64_t n : Sizes()) b->Arg(n);
+    Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
+  }
+  // The interface's cost, on the cheapest lookup (modulo) and on jump.
+  auto modulo = [](uint64_t h, size_t n) { return static_cast<size_t>(h % n); };
+  auto jump = [](uint64_t h, size_t n) {
+    return static_cast<size_t>(JumpConsistentHash(h, static_cast<int32_t>(n)));
+  };
+  for (Via via : {Via::kInline, Via::kLocate, Via::kBatch}) {
+    const char* tag = via == Via::kInline ? "inline" : via == Via::kLocate ? "locate" : "batch";
+    auto* m = benchmark::RegisterBenchmark(
+        ("algo/interface/modulo/via:" + std::string(tag)).c_str(),
+        [=](benchmark::State& s) { BM_Interface(s, "modulo", via, modulo); });
+    auto* j = benchmark::RegisterBenchmark(
+        ("algo/interface/jump/via:" + std::string(tag)).c_str(),
+        [=](benchmark::State& s) { BM_Interface(s, "jump", via, jump); });
+    for (int64_t n : Sizes()) m->Arg(n), j->Arg(n);
+    Tune(m->ArgName("nodes"));
+    Tune(j->ArgName("nodes"));
+  }
+}
+
+}  // namespace
+}  // namespace chsim::bench
+
+int main(int argc, char** argv) {
+  chsim::bench::ParseCommonFlags(&argc, argv);
+  chsim::bench::Register();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
