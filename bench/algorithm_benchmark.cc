@@ -202,9 +202,14 @@ void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
     return;
   }
   if (via == Via::kInline) {
+    // As the algorithm does: jump skips the id map while ids equal buckets,
+    // modulo always reads it.
     const uint32_t* id = ids.data();
-    RunItems<false>(state, hashes.size() - 1,
-                    [&](size_t i) -> uint64_t { return id[fn(hashes[i], n)]; });
+    const bool identity = name == "jump" && ids.back() + 1 == ids.size();
+    RunItems<false>(state, hashes.size() - 1, [&](size_t i) -> uint64_t {
+      const size_t b = fn(hashes[i], n);
+      return identity ? b : id[b];
+    });
   } else {
     RunItems<false>(state, hashes.size() - 1,
                     [&](size_t i) -> uint64_t { return a->Locate(hashes[i]); });
