@@ -14,14 +14,14 @@
 //       iteration applies up to 64 operations (1 for algorithms that rebuild)
 //       and undoes them outside the timed region. Remove takes random live
 //       nodes where supported, else the last one.
-//   algo/init/<name>/nodes:<n>          MakeAlgorithm (items = nodes placed).
 //   algo/interface/<fn>/via:{inline,locate,batch}/nodes:<n>
 //       what the Algorithm interface costs: the same function inlined in the
 //       loop, called per key through the interface (a virtual call), and
 //       through one LocateBatch call per 1,024 keys (devirtualized inside).
 // Nodes: 10^3, 10^4, 10^5, 10^6 (10^3 with --chsim_smoke). Structures that an
 // algorithm refuses at a size (e.g. maglev's default table below n) are
-// skipped with the algorithm's message.
+// skipped with the algorithm's message. Initialisation time and bytes per node
+// of a fresh structure: chsim_build_benchmark (build/algo:<name>).
 #include <algorithm>
 #include <functional>
 #include <memory>
@@ -167,24 +167,6 @@ void BM_Resize(benchmark::State& state, std::string name, bool add) {
   }
 }
 
-void BM_Init(benchmark::State& state, std::string name) {
-  const size_t n = static_cast<size_t>(state.range(0));
-  const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
-  size_t bytes = 0;
-  try {
-    for (auto _ : state) {
-      std::unique_ptr<Algorithm> a = MakeAlgorithm(name, nodes);
-      bytes = a->MemoryBytes();
-      benchmark::DoNotOptimize(a.get());
-    }
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * n));
-  state.counters["bytes_per_node"] = static_cast<double>(bytes) / n;
-}
-
 // The interface's cost: `inline` runs `fn` (the algorithm's own lookup) in
 // the loop, `locate` the interface's virtual Locate per key, `batch` one
 // LocateBatch per chunk.
@@ -241,9 +223,6 @@ void Register() {
       for (int64_t n : Sizes()) b->Arg(n);
       Tune(b->ArgName("nodes")->Iterations(info.capabilities.incremental ? 20 : 3));
     }
-    auto* b = benchmark::RegisterBenchmark(("algo/init/" + name).c_str(), BM_Init, name);
-    for (int64_t n : Sizes()) b->Arg(n);
-    Tune(b->ArgName("nodes")->Unit(benchmark::kMillisecond));
   }
   // The interface's cost, on the cheapest lookup (modulo) and on jump.
   auto modulo = [](uint64_t h, size_t n) { return static_cast<size_t>(h % n); };

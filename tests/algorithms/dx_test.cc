@@ -14,14 +14,8 @@
 namespace chsim {
 namespace {
 
+using testing::RandomHashes;
 using testing::SplitMix64;
-
-std::vector<uint64_t> RandomHashes(size_t count, uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<uint64_t> h(count);
-  for (uint64_t& x : h) x = rng.Next();
-  return h;
-}
 
 TEST(Dx, BalanceOverWorkingBucketsAfterRemovals) {
   const auto keys = RandomHashes(300000, 21);

@@ -22,14 +22,8 @@
 namespace chsim {
 namespace {
 
+using testing::RandomHashes;
 using testing::SplitMix64;
-
-std::vector<uint64_t> RandomHashes(size_t count, uint64_t seed) {
-  SplitMix64 rng(seed);
-  std::vector<uint64_t> h(count);
-  for (uint64_t& x : h) x = rng.Next();
-  return h;
-}
 
 // The 1 - 1e-6 quantile of chi-square with `dof` degrees of freedom
 // (Wilson-Hilferty; z = 4.753 is the normal's 1 - 1e-6 quantile).

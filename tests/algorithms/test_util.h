@@ -31,6 +31,14 @@ inline std::vector<uint64_t> KeyHashes(size_t count, std::string_view prefix = "
   return h;
 }
 
+// `count` uniform 64-bit key hashes from SplitMix64(seed).
+inline std::vector<uint64_t> RandomHashes(size_t count, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<uint64_t> h(count);
+  for (uint64_t& x : h) x = rng.Next();
+  return h;
+}
+
 struct LoadStats {
   double mean = 0, max = 0, min = 0, rel_std = 0;  // over live nodes
 };
