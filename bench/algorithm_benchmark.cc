@@ -133,10 +133,10 @@ void BM_Resize(benchmark::State& state, std::string name, bool add) {
     const std::vector<Node> extra = MakeNumberedNodes(static_cast<uint32_t>(ops), n);
     SplitMix64 rng(0x726573697a65ULL);  // "resize"
     std::vector<uint32_t> ids;
-    auto add_node = [&](const Node& node) {
+    auto add_node = [&](Node node) {  // a copy: node_of may reallocate
       const uint32_t id = a->Add(node);
       if (id >= node_of.size()) node_of.resize(size_t{id} + 1);
-      node_of[id] = node;
+      node_of[id] = std::move(node);
       return id;
     };
     for (auto _ : state) {
