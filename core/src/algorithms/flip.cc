@@ -4,8 +4,8 @@
 // lifo_buckets.h (buckets are the live nodes in id order, LIFO removal only,
 // no weights).
 //
-// The paper's two functions, with H(key, seed) a hash family indexed by a
-// two-part seed:
+// The paper's two functions (fliphashPow2 and its general form), with
+// H(key, seed) a hash family indexed by a two-part seed:
 // - fliphashPow2(key, r), for 2^r buckets: a = H(key, (0, 0)) mod 2^r; if a is
 //   0 the answer is 0; else b = floor(log2 a) and the answer is a with its
 //   low b bits flipped by H(key, (b, 0)) mod 2^b. A key stays in its level

@@ -11,17 +11,19 @@
 // (tests/compat/golden/jump.tsv, generated from Debian's libguava-java,
 // proves it).
 //
-// Speed (the paper's point, Section 3's loop): the division depends only on
-// the LCG state, so it is taken off the loop-carried chain. Each step draws
+// Speed (the point of the paper's C++ form, which computes 2^31 / draw from
+// the LCG state alone): the division is taken off the loop-carried chain. Each step draws
 // t = (state >> 33) + 1 and the next candidate is floor((c + 1) * 2^31 / t);
 // the reciprocal 2^63 / t is computed from the state alone (a double division
 // the CPU overlaps with the previous step), and the chain is one 64 x 64-bit
 // high multiply: c -> ((c + 1) << 32) * r >> 64. An exact integer check beside
 // it (j t <= (c + 1) 2^31 < (j + 1) t, with a margin of half a double ulp)
 // proves the candidate equals floor of Guava's rounded double; a step that
-// fails it (a quotient within 2^-22 of an integer, a tiny t, Guava's int
-// overflow: a few in a million keys) finishes in Guava's own arithmetic, so
-// the answer never differs. The check is predicted, not waited for.
+// fails it (a quotient within 2^-22 of an integer, r's ~32 significant bits
+// making j one short for large quotients, Guava's int overflow) finishes in
+// Guava's own arithmetic, so the answer never differs. The check is
+// predicted, not waited for. About 13% of keys (random keys, n = 10^3 to
+// 2^31 - 1) leave the fast loop at some step; still ~2.5x Guava's loop at 10^6.
 //
 // Pure, thread-safe, noexcept, allocation-free. Stable across versions.
 #ifndef CHSIM_ALGORITHMS_JUMP_H_
