@@ -48,10 +48,8 @@ const std::vector<uint64_t>& Hashes() {
 // Builds `name` over n numbered nodes and removes `removed_pct`% of them, a
 // random set (a fixed seed: every algorithm loses the same ids), in descending
 // id order. An algorithm that rebuilds on every change (!incremental) is built
-// over the survivors instead: the same structure without 10^5 rebuilds. Note
-// that every Remove erases from the live-id vectors (O(n) per call), so the
-// 10%/50% rows at 10^6 nodes take minutes of setup per algorithm. Throws what
-// MakeAlgorithm throws.
+// over the survivors instead: the same structure without 10^5 rebuilds.
+// Throws what MakeAlgorithm throws.
 std::unique_ptr<Algorithm> Build(const std::string& name, size_t n, int removed_pct) {
   const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
   std::unique_ptr<Algorithm> a = MakeAlgorithm(name, nodes);
@@ -199,10 +197,10 @@ void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
 }
 
 void Register() {
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    const std::string name(info.name);
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    const std::string name(spec->name);
     for (int removed : {0, 10, 50}) {
-      if (removed > 0 && !info.capabilities.arbitrary_removal) continue;
+      if (removed > 0 && !spec->capabilities.arbitrary_removal) continue;
       for (bool lat : {false, true}) {
         const std::string bm = "algo/lookup/" + name + "/removed:" + std::to_string(removed) +
                                (lat ? "/mode:lat" : "/mode:tput");
@@ -215,13 +213,13 @@ void Register() {
     for (int64_t n : Sizes()) b->Arg(n);
     Tune(b->ArgName("nodes"));
   }
-  for (const AlgorithmInfo& info : AllAlgorithms()) {
-    const std::string name(info.name);
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    const std::string name(spec->name);
     for (bool add : {true, false}) {
       const std::string bm = "algo/resize/" + name + (add ? "/op:add" : "/op:remove");
       auto* b = benchmark::RegisterBenchmark(bm.c_str(), BM_Resize, name, add);
       for (int64_t n : Sizes()) b->Arg(n);
-      Tune(b->ArgName("nodes")->Iterations(info.capabilities.incremental ? 20 : 3));
+      Tune(b->ArgName("nodes")->Iterations(spec->capabilities.incremental ? 20 : 3));
     }
   }
   // The interface's cost, on the cheapest lookup (modulo) and on jump.
