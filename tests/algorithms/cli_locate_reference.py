@@ -23,15 +23,31 @@ itself (ctypes), never through chsim's code:
   anchor        GETBUCKET of AnchorHash, a = 2n, buckets n..a-1 removed (Mendelson et al. 2021)
   bounded_load  keys in file order, the first node clockwise on the ring with load below
                 max(ceil(c m / n), ceil(m / n)), m counting this key (Mirrokni et al. 2018)
+  dx            the first working bucket of Bounded(x_i, 2n), x_i the SplitMix64 stream of h
+                (x_i = Mix64(h + i * gamma)); buckets 0..n-1 work (Dong & Wang 2021)
+  power         f(k, m) over the low bits' highest set bit, g = jump's walk from m/2 - 1 with
+                uniforms from SplitMix64(k ^ "power"), k = Mix64(h) (Leu 2023)
+  flip          fliphashPow2 / fliphashGeneral with H(k, (a, b)) = Mix2(k, a + (b << 16)), 64
+                draws at most, k = Mix64(h) (Masson & Lee 2024)
+  jumpback      the jump sequence walked backwards over power-of-two levels, random bits from
+                SplitMix64(h), as hash4j's jumpBackHash (Ertl 2024)
+  binomial      k mod E relocated in its level by Mix2(k, level mask), 4 redraws from
+                SplitMix64(k ^ "binom"), then k mod E/2 relocated (Coluzzi et al. 2024)
 
 Usage: cli_locate_reference.py CHSIM --algorithm NAME --servers FILE --keys FILE
-Exit 0 when every line of chsim's output equals the reference's."""
+       cli_locate_reference.py CHSIM --every-algorithm --servers FILE --weighted FILE --keys FILE
+Exit 0 when every line of chsim's output equals the reference's. --every-algorithm takes the
+algorithms from `chsim list --markdown` (a new algorithm without a reference here fails), checks
+each against its reference (ketama is proved against the real clients by tests/compat instead),
+and checks the weighted list: located as the reference does by each algorithm with weights, refused
+by each without (exit 2, one line naming the file, the algorithm and the node)."""
 import argparse
 import bisect
 import ctypes
 import math
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 
@@ -123,12 +139,141 @@ def maglev_table(nodes, m=65537):
     return entry
 
 
+GAMMA = 0x9E3779B97F4A7C15
+
+
+def stream(seed):  # SplitMix64(seed): output i is Mix64(seed + i * gamma)
+    i = 0
+    while True:
+        yield mix64((seed + i * GAMMA) & M64)
+        i += 1
+
+
+def unit_open(r):
+    return (float(r >> 11) + 0.5) * 2.0 ** -53
+
+
+def dx(h, n):
+    cap = 2 * n
+    for x in stream(h):
+        b = bounded(x, cap)
+        if b < n:
+            return b
+
+
+def power(h, n):
+    k = mix64(h)
+    m = 1 << (n - 1).bit_length()
+
+    def f(mask):  # Section VI.A: the level of the highest set bit, a hashed offset in it
+        bits = k & 0xFFFFFFFF & mask
+        if bits == 0:
+            return 0
+        j = bits.bit_length() - 1
+        return (1 << j) + (mix2(k, j) & ((1 << j) - 1))
+
+    r1 = f(m - 1)
+    if r1 < n:
+        return r1
+    x, u = float(m // 2 - 1), stream(k ^ 0x706F776572)  # Section VI.B: jump's walk from m/2 - 1
+    while True:
+        q = (x + 1.0) / unit_open(next(u))
+        if not q <= n:
+            break
+        t = float(int(q))
+        x = t - 1.0 if t == q else t
+    if int(x) > m // 2 - 1:
+        return int(x)
+    return f(m // 2 - 1)
+
+
+def flip(h, n):
+    k = mix64(h)
+    r = (n - 1).bit_length()  # 2^(r-1) < n <= 2^r
+
+    def pow2(bits):
+        a = k & 0xFFFFFFFF & ((1 << bits) - 1)
+        if a == 0:
+            return 0
+        b = a.bit_length() - 1
+        return a ^ (mix2(k, b) & ((1 << b) - 1))
+
+    x = pow2(r)
+    if x < n:
+        return x
+    for i in range(1, 65):
+        d = mix2(k, (r - 1) + (i << 16)) & ((1 << r) - 1)
+        if d < 1 << (r - 1):
+            break
+        if d < n:
+            return d
+    return pow2(r - 1)
+
+
+def jumpback(h, n):
+    if n <= 1:
+        return 0
+    rnd = stream(h)
+    r0 = next(rnd)
+    levels = (r0 ^ (r0 >> 32)) & 0xFFFFFFFF & ((1 << (n - 1).bit_length()) - 1)
+    while levels:
+        lo = 1 << (levels.bit_length() - 1)
+        b = lo + ((r0 >> (32 * (bin(levels).count("1") & 1))) & (lo - 1))
+        if b < n:
+            return b
+        while True:
+            r1 = next(rnd)
+            found = None
+            for half in (r1 & 0xFFFFFFFF, r1 >> 32):
+                b = half & (2 * lo - 1)
+                if b < lo:
+                    found = "skip"
+                    break
+                if b < n:
+                    return b
+            if found:
+                break
+        levels ^= lo
+    return 0
+
+
+def binomial(h, n):
+    if n < 2:
+        return 0
+    k = mix64(h)
+    e = 1 << (n - 1).bit_length()
+
+    def relocate(b):
+        if b < 2:
+            return b
+        base = 1 << (b.bit_length() - 1)
+        return base + (mix2(k, base - 1) & (base - 1))
+
+    b = relocate(k & (e - 1))
+    if b < n:
+        return b
+    draws = stream(k ^ 0x62696E6F6D)
+    for _ in range(4):
+        d = next(draws) & (e - 1)
+        if d < e // 2:
+            break
+        if d < n:
+            return d
+    return relocate(k & (e // 2 - 1))
+
+
+RANGE_HASHES = {"dx": dx, "power": power, "flip": flip, "jumpback": jumpback,
+                "binomial": binomial}
+
+
 def reference(name, nodes, hashes):
     n = len(nodes)
     if name == "modulo":
         return [h % n for h in hashes]
     if name in ("jump", "memento"):
         return [jump(h, n) for h in hashes]
+    if name in RANGE_HASHES:
+        return [RANGE_HASHES[name](h, n) for h in hashes]
     if name == "ring":
         pts, owners = ring_points(nodes)
         return [owners[ring_first(pts, h)] for h in hashes]
@@ -199,22 +344,15 @@ def read_servers(path):
     return nodes
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("chsim")
-    ap.add_argument("--algorithm", required=True)
-    ap.add_argument("--servers", required=True)
-    ap.add_argument("--keys", required=True)
-    a = ap.parse_args()
-    nodes = read_servers(a.servers)
-    with open(a.keys, "rb") as f:
-        keys = f.read().split(b"\n")[:-1]
+def compare(chsim, name, servers, keys):
+    """Prints the comparison of chsim locate with the reference; returns 0 when equal."""
+    nodes = read_servers(servers)
     want = [keys[i] + b"\t" + nodes[o][0].encode()
-            for i, o in enumerate(reference(a.algorithm, nodes, [xxh3(k) for k in keys]))]
-    p = subprocess.run([a.chsim, "locate", "--servers", a.servers, "--algorithm", a.algorithm,
-                        a.keys], capture_output=True)
+            for i, o in enumerate(reference(name, nodes, [xxh3(k) for k in keys]))]
+    p = subprocess.run([chsim, "locate", "--servers", servers, "--algorithm", name, "-"],
+                       input=b"".join(k + b"\n" for k in keys), capture_output=True)
     if p.returncode != 0:
-        print(f"chsim exited {p.returncode}: {p.stderr.decode().strip()}")
+        print(f"{name}: chsim exited {p.returncode}: {p.stderr.decode().strip()}")
         return 1
     got = p.stdout.split(b"\n")
     if got[-1] == b"":
@@ -222,7 +360,7 @@ def main():
     bad = [i for i in range(max(len(got), len(want)))
            if (got[i] if i < len(got) else None) != (want[i] if i < len(want) else None)]
     used = {w.split(b"\t")[1] for w in want}
-    print(f"{a.algorithm} on {a.servers}: {len(want)} keys, {len(want) - len(bad)} agree with "
+    print(f"{name} on {servers}: {len(want)} keys, {len(want) - len(bad)} agree with "
           f"the reference; servers used: {len(used)} of {len(nodes)}")
     for i in bad[:5]:
         print(f"  line {i + 1}: chsim {got[i] if i < len(got) else None!r}, reference "
@@ -231,6 +369,61 @@ def main():
         print("  the reference itself sends every key to one server: the data proves nothing")
         return 1
     return 1 if bad else 0
+
+
+def refuses_weights(chsim, name, weighted, keys):
+    """An algorithm without weights refuses a weighted list: exit 2, one line."""
+    p = subprocess.run([chsim, "locate", "--servers", weighted, "--algorithm", name, keys],
+                       capture_output=True, text=True)
+    lines = p.stderr.splitlines()
+    ok = (p.returncode == 2 and len(lines) == 1 and weighted in lines[0] and
+          f"{name} does not support weights" in lines[0] and "has weight" in lines[0])
+    print(f"{name} on {weighted}: exit {p.returncode}: {p.stderr.strip()}")
+    return 0 if ok else 1
+
+
+def every_algorithm(a, keys):
+    """Every algorithm of `chsim list --markdown`, on the given list and on 37 servers; the
+    weighted list located (weights) or refused (no weights)."""
+    table = subprocess.run([a.chsim, "list", "--markdown"], capture_output=True, text=True,
+                           check=True).stdout.splitlines()
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in table
+            if line.startswith("| `")]
+    failed = 0
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as many:
+        many.write("".join(f"10.0.1.{i}:11211\n" for i in range(1, 38)))
+        many.flush()
+        for row in rows:
+            name, weights = row[0].strip("`"), row[4]
+            if name == "ketama":  # tests/compat: against the real clients
+                continue
+            for servers in (a.servers, many.name):
+                failed += compare(a.chsim, name, servers, keys)
+            if weights == "no":
+                failed += refuses_weights(a.chsim, name, a.weighted, a.keys)
+            else:
+                failed += compare(a.chsim, name, a.weighted, keys)
+    if len(rows) < 15:
+        print(f"only {len(rows)} algorithms in chsim list --markdown")
+        failed += 1
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("chsim")
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--algorithm")
+    mode.add_argument("--every-algorithm", action="store_true")
+    ap.add_argument("--servers", required=True)
+    ap.add_argument("--weighted")
+    ap.add_argument("--keys", required=True)
+    a = ap.parse_args()
+    with open(a.keys, "rb") as f:
+        keys = f.read().split(b"\n")[:-1]
+    if a.every_algorithm:
+        return every_algorithm(a, keys)
+    return compare(a.chsim, a.algorithm, a.servers, keys)
 
 
 if __name__ == "__main__":
