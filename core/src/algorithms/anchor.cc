@@ -41,7 +41,7 @@ namespace {
 class Anchor final : public AlgorithmBase {
  public:
   Anchor(std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(kAnchorSpec, nodes, p, LiveList::kById),
+      : AlgorithmBase(kAnchorSpec, nodes, p, LiveList::kUnordered),
         a_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
         A_(a_, 0),
         K_(a_),

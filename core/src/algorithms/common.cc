@@ -56,49 +56,39 @@ void AlgorithmBase::AdmitBuild(const AlgorithmSpec& spec, std::span<const Node> 
 }
 
 AlgorithmBase::AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes,
-                             const Params& params, LiveList list)
-    : next_id_(static_cast<uint32_t>(nodes.size())),
+                             const Params& params, LiveList order)
+    : nodes_(nodes.begin(), nodes.end()),
+      next_id_(static_cast<uint32_t>(nodes.size())),
       spec_(&spec),
       params_(params),
       built_(nodes.size()),
-      list_(list),
-      live_(nodes.size()) {
-  if (list_ == LiveList::kById) {
-    by_id_.assign(nodes.begin(), nodes.end());
-    return;
-  }
-  nodes_.assign(nodes.begin(), nodes.end());
+      order_(order) {
   ids_.resize(nodes.size());
   for (uint32_t i = 0; i < ids_.size(); ++i) ids_[i] = i;
+  if (order_ == LiveList::kUnordered) slot_ = ids_;
 }
 
 std::string_view AlgorithmBase::name() const noexcept { return spec_->name; }
 Capabilities AlgorithmBase::capabilities() const noexcept { return spec_->capabilities; }
 
 std::vector<uint32_t> AlgorithmBase::live_ids() const {
-  if (list_ == LiveList::kInOrder) return ids_;
+  if (order_ == LiveList::kInOrder) return ids_;
   std::vector<uint32_t> ids;
-  ids.reserve(live_);
-  for (uint32_t id = 0; id < by_id_.size(); ++id) {
-    if (by_id_[id].weight != 0) ids.push_back(id);
+  ids.reserve(ids_.size());
+  for (uint32_t id = 0; id < slot_.size(); ++id) {
+    if (slot_[id] != kNoSlot) ids.push_back(id);
   }
   return ids;
 }
 
-void AlgorithmBase::Admit(TimelineStep::Op op) {
-  if (!spec_->admit) return;
-  if (list_ == LiveList::kInOrder) return spec_->admit(params_, {op, built_, nodes_});
-  if (anonymous_.size() < live_) anonymous_.resize(live_);
-  spec_->admit(params_, {op, built_, std::span<const Node>(anonymous_.data(), live_)});
+void AlgorithmBase::Admit(TimelineStep::Op op) const {
+  if (spec_->admit) spec_->admit(params_, {op, built_, nodes_});
 }
 
 bool AlgorithmBase::LabelIsLive(const std::string& label) {
   if (!labels_built_) {  // the first Add: O(n) once
-    std::unordered_set<std::string> labels;
-    labels.reserve(live_ + 1);
-    for (const Node& n : list_ == LiveList::kInOrder ? nodes_ : by_id_) {
-      if (n.weight != 0) labels.insert(n.label);
-    }
+    std::unordered_set<std::string> labels(nodes_.size() + 1);
+    for (const Node& n : nodes_) labels.insert(n.label);
     labels_ = std::move(labels);
     labels_built_ = true;
   }
@@ -107,32 +97,20 @@ bool AlgorithmBase::LabelIsLive(const std::string& label) {
 
 void AlgorithmBase::Link(const Node& node, uint32_t id) {
   Node copy = node;  // every allocation before the first change
-  if (list_ == LiveList::kInOrder) {
-    ReserveOneMore(nodes_);
-    ReserveOneMore(ids_);
-  } else {
-    ReserveOneMore(by_id_);
-  }
+  ReserveOneMore(nodes_);
+  ReserveOneMore(ids_);
+  if (order_ == LiveList::kUnordered) ReserveOneMore(slot_);
   labels_.insert(node.label);  // the last step that may throw
-  if (list_ == LiveList::kInOrder) {
-    nodes_.push_back(std::move(copy));
-    ids_.push_back(id);
-  } else {
-    by_id_.push_back(std::move(copy));
-  }
-  ++live_;
+  if (order_ == LiveList::kUnordered) slot_.push_back(static_cast<uint32_t>(ids_.size()));
+  nodes_.push_back(std::move(copy));
+  ids_.push_back(id);
 }
 
-void AlgorithmBase::Unlink(uint32_t id) {
-  const Node& node = list_ == LiveList::kInOrder ? nodes_.back() : by_id_[id];
-  labels_.erase(node.label);
-  if (list_ == LiveList::kInOrder) {
-    nodes_.pop_back();
-    ids_.pop_back();
-  } else {
-    by_id_.pop_back();
-  }
-  --live_;
+void AlgorithmBase::Unlink() {
+  labels_.erase(nodes_.back().label);
+  if (order_ == LiveList::kUnordered) slot_.pop_back();
+  nodes_.pop_back();
+  ids_.pop_back();
 }
 
 uint32_t AlgorithmBase::Add(const Node& node) {
@@ -141,33 +119,29 @@ uint32_t AlgorithmBase::Add(const Node& node) {
     Refuse(name(), "node '" + node.label + "' is already live; labels must be unique");
   }
   if (!spec_->capabilities.weights) RequireUnweighted(name(), node);
-  if (live_ >= kMaxNodes || next_id_ == UINT32_MAX) {
+  if (ids_.size() >= kMaxNodes || next_id_ == UINT32_MAX) {
     throw Unsupported(std::string(name()) + ": at most 2^31 - 1 nodes, and 2^32 - 1 adds");
   }
-  const uint32_t id = next_id_;
-  Link(node, id);
+  Link(node, next_id_);
   try {
     Admit(TimelineStep::Op::kAdd);
-    OnAdd(list_ == LiveList::kInOrder ? nodes_.back() : by_id_.back(), id);
+    OnAdd(nodes_.back(), next_id_);
   } catch (...) {
-    Unlink(id);
+    Unlink();
     throw;
   }
   return next_id_++;
 }
 
-// kInOrder: the position in ids_ (binary search); kById: the id itself.
 size_t AlgorithmBase::LiveIndex(uint32_t id) const {
-  bool live;
-  size_t i = id;
-  if (list_ == LiveList::kInOrder) {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
-    i = static_cast<size_t>(it - ids_.begin());
-    live = it != ids_.end() && *it == id;
+  size_t i = kNoSlot;
+  if (order_ == LiveList::kUnordered) {
+    if (id < slot_.size()) i = slot_[id];
   } else {
-    live = id < by_id_.size() && by_id_[id].weight != 0;
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    if (it != ids_.end() && *it == id) i = static_cast<size_t>(it - ids_.begin());
   }
-  if (!live) {
+  if (i == kNoSlot) {
     Refuse(name(), "node id " + std::to_string(id) +
                        (id < next_id_ ? " was already removed" : " was never issued"));
   }
@@ -175,38 +149,47 @@ size_t AlgorithmBase::LiveIndex(uint32_t id) const {
 }
 
 Node AlgorithmBase::Detach(size_t index, uint32_t id) {
-  Node node;
-  if (list_ == LiveList::kById) {
-    node = std::move(by_id_[id]);
-    by_id_[id] = Node();
-    by_id_[id].weight = 0;  // dead
-  } else if (index + 1 == ids_.size()) {
-    node = std::move(nodes_.back());
-    nodes_.pop_back();
-    ids_.pop_back();
-  } else {
-    node = std::move(nodes_[index]);
-    nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(index));
-    ids_.erase(ids_.begin() + static_cast<std::ptrdiff_t>(index));
+  Node node = std::move(nodes_[index]);
+  const auto at = static_cast<std::ptrdiff_t>(index);
+  if (order_ == LiveList::kInOrder) {
+    nodes_.erase(nodes_.begin() + at);  // O(1) for the last one
+    ids_.erase(ids_.begin() + at);
+    return node;
   }
-  --live_;
+  if (index + 1 != ids_.size()) {  // the last entry fills the hole
+    nodes_[index] = std::move(nodes_.back());
+    ids_[index] = ids_.back();
+    slot_[ids_[index]] = static_cast<uint32_t>(index);
+  }
+  nodes_.pop_back();
+  ids_.pop_back();
+  slot_[id] = kNoSlot;
   return node;
 }
 
 void AlgorithmBase::Reattach(size_t index, uint32_t id, Node node) noexcept {
-  // The lists have room: Detach just made it.
-  if (list_ == LiveList::kById) {
-    by_id_[id] = std::move(node);
-  } else {
-    nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(index), std::move(node));
-    ids_.insert(ids_.begin() + static_cast<std::ptrdiff_t>(index), id);
+  const auto at = static_cast<std::ptrdiff_t>(index);
+  if (order_ == LiveList::kInOrder) {
+    nodes_.insert(nodes_.begin() + at, std::move(node));
+    ids_.insert(ids_.begin() + at, id);
+    return;
   }
-  ++live_;
+  if (index < ids_.size()) {  // the entry that filled the hole goes back last
+    slot_[ids_[index]] = static_cast<uint32_t>(ids_.size());
+    nodes_.push_back(std::move(nodes_[index]));
+    ids_.push_back(ids_[index]);
+    nodes_[index] = std::move(node);
+    ids_[index] = id;
+  } else {
+    nodes_.push_back(std::move(node));
+    ids_.push_back(id);
+  }
+  slot_[id] = static_cast<uint32_t>(index);
 }
 
 void AlgorithmBase::Remove(uint32_t id) {
   const size_t i = LiveIndex(id);
-  if (live_ <= 1) {
+  if (ids_.size() <= 1) {
     throw Unsupported(std::string(name()) + ": cannot remove the only live node");
   }
   if (!spec_->capabilities.arbitrary_removal && i + 1 != ids_.size()) {
@@ -232,10 +215,9 @@ class Shadow final : public AlgorithmBase {
  public:
   // The cheaper live list whenever the spec allows it: its refusals are the same.
   Shadow(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params)
-      : AlgorithmBase(spec, nodes, params,
-                      spec.capabilities.arbitrary_removal && !spec.capabilities.weights
-                          ? LiveList::kById
-                          : LiveList::kInOrder) {}
+      : AlgorithmBase(
+            spec, nodes, params,
+            spec.capabilities.arbitrary_removal ? LiveList::kUnordered : LiveList::kInOrder) {}
   uint32_t Locate(uint64_t) const noexcept override { return 0; }
   size_t MemoryBytes() const noexcept override { return 0; }
 

@@ -38,7 +38,7 @@ namespace {
 class Dx final : public AlgorithmBase {
  public:
   Dx(std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(kDxSpec, nodes, p, LiveList::kById),
+      : AlgorithmBase(kDxSpec, nodes, p, LiveList::kUnordered),
         capacity_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
         working_((size_t{capacity_} + 63) / 64, 0),
         buckets_(nodes.size(), capacity_) {

@@ -47,23 +47,23 @@ namespace chsim::algorithms_internal {
 // then swap), and the base restores its lists; the instance is then exactly
 // as before the call.
 //
-// The live nodes are kept in one of two forms (LiveList), chosen by the
-// derived class:
-//   kInOrder: nodes_ and ids_, the live nodes in id order, which the lookups
-//             of jump, modulo, rings, maglev and rendezvous read. Removing the
-//             most recently added node is O(1); any other shifts the lists,
-//             O(n) (these structures rebuild in O(n) or more anyway).
-//   kById:    only each id's node (nodes_ and ids_ stay empty), for bucket
-//             algorithms that map ids themselves (anchor, memento, dx): every
-//             removal O(1). Requires arbitrary_removal and no weights.
-// Add checks labels in a hash set built on the first Add (O(1) expected per
-// call after that; builds pay nothing). The admission check sees the live
-// list (kById: as many unlabelled weight-1 nodes, which is all an unweighted
-// algorithm's check may read).
+// The live lists nodes_ and ids_ (parallel) come in one of two orders
+// (LiveList), chosen by the derived class:
+//   kInOrder:   ascending ids, which the lookups of jump, modulo, rings,
+//               maglev and rendezvous read as their bucket -> node map.
+//               Removing the most recently added node is O(1); any other
+//               shifts the lists, O(n) (those structures rebuild in O(n) or
+//               more anyway).
+//   kUnordered: any order (a removal moves the last entry into the hole), for
+//               algorithms that map ids themselves (anchor, memento, dx): every
+//               removal O(1). Requires arbitrary_removal.
+// Add finds live labels in a hash set built on the first Add (O(n) once, then
+// O(1) expected per call; builds pay nothing). Ids are found by binary search
+// (kInOrder) or a slot table (kUnordered).
 //
-// Invariants: kInOrder: nodes_ and ids_ parallel, ids_ ascending; kById:
-// by_id_[id].weight > 0 exactly for live ids; live_ live nodes; next_id_ >
-// every id issued; labels_ (once built) holds exactly the live labels.
+// Invariants: nodes_ and ids_ parallel, their ids the live ones (kInOrder:
+// ascending; kUnordered: slot_[id] is id's index, kNoSlot once removed);
+// next_id_ > every id issued; labels_ (once built) holds the live labels.
 class AlgorithmBase : public Algorithm {
  public:
   // Live nodes an instance may hold (jump's and memento's bucket indexes are
@@ -72,7 +72,7 @@ class AlgorithmBase : public Algorithm {
 
   std::string_view name() const noexcept final;
   Capabilities capabilities() const noexcept override;
-  size_t num_nodes() const noexcept final { return live_; }
+  size_t num_nodes() const noexcept final { return ids_.size(); }
   std::vector<uint32_t> live_ids() const final;
   uint32_t Add(const Node& node) final;
   void Remove(uint32_t id) final;
@@ -84,46 +84,47 @@ class AlgorithmBase : public Algorithm {
                          const Params& params);
 
  protected:
-  enum class LiveList { kInOrder, kById };
+  enum class LiveList { kInOrder, kUnordered };
 
   // `params` resolved. REQUIRES: AdmitBuild(spec, nodes, params) passed;
-  // kById only for a spec with arbitrary_removal and without weights.
+  // kUnordered only for a spec with arbitrary_removal.
   AlgorithmBase(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& params,
-                LiveList list = LiveList::kInOrder);
+                LiveList order = LiveList::kInOrder);
 
-  // The structure's part of Add: `node` is live with `id` (kInOrder: last in
-  // nodes_).
+  // The structure's part of Add: `node` is already last in nodes_ with `id`.
   virtual void OnAdd(const Node& node, uint32_t id) = 0;
-  // The structure's part of Remove: `id` is no longer live (kInOrder: it was
-  // at live index `index` and is gone from nodes_/ids_; kById: index is id).
+  // The structure's part of Remove: `id` was at index `index` of the live
+  // lists and is already gone from them.
   virtual void OnRemove(size_t index, uint32_t id) = 0;
 
   const Params& params() const noexcept { return params_; }
   // Bytes of the id list (most algorithms' MemoryBytes include it).
   size_t IdBytes() const noexcept { return ids_.capacity() * sizeof(uint32_t); }
 
-  std::vector<Node> nodes_;    // kInOrder: live nodes, parallel to ids_
-  std::vector<uint32_t> ids_;  // kInOrder: live ids, ascending
+  std::vector<Node> nodes_;    // live nodes, parallel to ids_
+  std::vector<uint32_t> ids_;  // live ids (kInOrder: ascending)
   uint32_t next_id_;           // the id the next Add issues
 
  private:
-  // `id` is live: appended to the lists (strong guarantee), or taken out of
-  // them (returning its node and live index) and put back.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+
+  bool LabelIsLive(const std::string& label);
+  // Appends `node` as `id` (strong guarantee), and takes it off again.
   void Link(const Node& node, uint32_t id);
-  void Unlink(uint32_t id);
+  void Unlink();
+  // Index of live `id` in the lists; refuses a dead or unknown one.
   size_t LiveIndex(uint32_t id) const;
+  // Takes the node at `index` (id `id`) out of the lists, and puts it back
+  // exactly where it was (no allocation: Detach left the room).
   Node Detach(size_t index, uint32_t id);
   void Reattach(size_t index, uint32_t id, Node node) noexcept;
-  bool LabelIsLive(const std::string& label);
-  void Admit(TimelineStep::Op op);
+  void Admit(TimelineStep::Op op) const;
 
   const AlgorithmSpec* spec_;
   Params params_;
   size_t built_;  // nodes at construction
-  LiveList list_;
-  size_t live_;
-  std::vector<Node> by_id_;                 // kById: each issued id's node; weight 0 once removed
-  std::vector<Node> anonymous_;             // kById: unlabelled weight-1 nodes for Admit
+  LiveList order_;
+  std::vector<uint32_t> slot_;              // kUnordered: id -> index, kNoSlot once removed
   std::unordered_set<std::string> labels_;  // live labels, once built
   bool labels_built_ = false;
 };

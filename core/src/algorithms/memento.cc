@@ -101,7 +101,7 @@ class ReplacementMap {
 class Memento final : public AlgorithmBase {
  public:
   Memento(std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(kMementoSpec, nodes, p, LiveList::kById),
+      : AlgorithmBase(kMementoSpec, nodes, p, LiveList::kUnordered),
         n_(static_cast<uint32_t>(nodes.size())),
         last_removed_(n_),
         buckets_(nodes.size(), nodes.size()) {}
