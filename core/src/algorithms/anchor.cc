@@ -119,12 +119,7 @@ void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("anchor", 
 
 constexpr ParamSpec kParams[] = {
     kKeyHasherParam,
-    {.name = "capacity",
-     .type = ParamType::kInteger,
-     .doc = "most nodes the anchor holds (buckets a); 0 means twice the initial nodes",
-     .default_number = 0,
-     .min = 0,
-     .max = 2147483648.0},
+    kCapacityParam,
 };
 
 }  // namespace
@@ -138,13 +133,7 @@ constinit const AlgorithmSpec kAnchorSpec{
         "Mendelson, Vargaftik, Barabash, Lorenz, Keslassy & Orda, \"AnchorHash: A "
         "Scalable Consistent Hash\", IEEE/ACM Transactions on Networking 2021",
     .year = 2021,
-    .capabilities = {.weights = false,
-                     .arbitrary_removal = true,
-                     .incremental = true,
-                     .exact_shares = false,
-                     .stateful = false,
-                     .minimal_disruption = true,
-                     .history_free = false},
+    .capabilities = kRemovalStackCapabilities,
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes =

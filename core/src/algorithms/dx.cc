@@ -95,12 +95,7 @@ void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("dx", p, s
 
 constexpr ParamSpec kParams[] = {
     kKeyHasherParam,
-    {.name = "capacity",
-     .type = ParamType::kInteger,
-     .doc = "NSArray size: most nodes dx holds; 0 means twice the initial nodes",
-     .default_number = 0,
-     .min = 0,
-     .max = 2147483648.0},
+    kCapacityParam,
 };
 
 }  // namespace
@@ -114,13 +109,7 @@ constinit const AlgorithmSpec kDxSpec{
         "Dong & Wang, \"DxHash: A Scalable Consistent Hash Based on the Pseudo-Random "
         "Sequence\", arXiv:2107.07930",
     .year = 2021,
-    .capabilities = {.weights = false,
-                     .arbitrary_removal = true,
-                     .incremental = true,
-                     .exact_shares = false,
-                     .stateful = false,
-                     .minimal_disruption = true,
-                     .history_free = false},
+    .capabilities = kRemovalStackCapabilities,
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes =

@@ -188,6 +188,27 @@ std::unique_ptr<Algorithm> NewProfileRing(const AlgorithmSpec& spec, std::span<c
 uint64_t RingPointCount(const Profile& profile, std::span<const Node> nodes, bool weighted);
 void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighted);
 
+// What the bucket algorithms that restore from a stack of removed buckets
+// declare (anchor, memento, dx): any node removable, minimal disruption, keys
+// back after fail + restore in reverse order only (Add takes the bucket
+// removed last), no weights.
+inline constexpr Capabilities kRemovalStackCapabilities{.weights = false,
+                                                        .arbitrary_removal = true,
+                                                        .incremental = true,
+                                                        .exact_shares = false,
+                                                        .stateful = false,
+                                                        .minimal_disruption = true,
+                                                        .history_free = false};
+// `capacity`: the bucket array's size (anchor's a, DxHash's NSArray).
+inline constexpr ParamSpec kCapacityParam{
+    .name = "capacity",
+    .type = ParamType::kInteger,
+    .doc = "most live nodes (the bucket array's size); 0 means twice the initial nodes",
+    .default_number = 0,
+    .min = 0,
+    .max = 2147483648.0,
+};
+
 // The `capacity` parameter of a fixed-capacity bucket array (anchor, dx): the
 // most live nodes an instance holds, 0 meaning twice the nodes built over.
 uint64_t CapacityOf(const Params& p, size_t built);
