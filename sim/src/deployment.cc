@@ -362,6 +362,9 @@ std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::strin
                        "' is not live at this step; accepted: a live node's label (the first is '" +
                        nodes_[LiveIds()[0]].label + "')");
     }
+    if (std::find(targets.begin(), targets.end(), g) != targets.end()) {
+      throw UsageError(where + "node '" + label + "' is named twice; accepted: each label once");
+    }
     targets.push_back(g);
   }
   if (targets.size() >= num_live()) {
@@ -410,7 +413,16 @@ void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
   for (uint32_t k = 0; k < e.count; ++k) {
     std::string label;
     bool taken = true;
-    while (taken) {  // skip labels already in use (node files, earlier adds)
+    // Skip labels already in use (node files, earlier adds). A pattern that
+    // repeats its labels (h{i%3}) may have no new one: refused after as many
+    // tries as an injective pattern could need, and a margin.
+    const uint64_t first = next_index_, tries = nodes_.size() + 1000;
+    while (taken) {
+      if (next_index_ - first == tries) {
+        throw UsageError(where + "count: the node pattern gives no unused label at indices " +
+                         std::to_string(first) + ".." + std::to_string(next_index_ - 1) +
+                         "; accepted: a pattern whose labels do not repeat, e.g. with {i}");
+      }
       label = pattern.Render(next_index_++, seeds_.nodes);
       taken = by_label_.contains(label);
     }

@@ -283,6 +283,17 @@ TEST_F(PlanProperty, IssueExamplesAreRefusedByBoth) {
       {"node '10.0.0.3:11211' is not live at this step",
        with({{"algorithm", "ring"}}, {{{"op", "remove"}, {"nodes", {"10.0.0.3:11211"}}},
                                       {{"op", "remove"}, {"nodes", {"10.0.0.3:11211"}}}})},
+      {"node '10.0.0.3:11211' is named twice",
+       with({{"algorithm", "ring"}},
+            {{{"op", "remove"}, {"nodes", {"10.0.0.3:11211", "10.0.0.3:11211"}}}})},
+      {"dx: capacity 11 reached",
+       with({{"algorithm", "dx"}, {"capacity", 11}}, {{{"op", "add"}, {"count", 2}}})},
+      {"the node pattern gives no unused label",
+       [&] {
+         Json doc = with({{"algorithm", "ring"}}, {{{"op", "add"}, {"count", 1}}});
+         doc["nodes"] = {{"count", 3}, {"pattern", "h{i%3}:1"}};  // three labels, then repeats
+         return doc;
+       }()},
       {"modulo does not support weights",
        with({{"algorithm", "modulo"}}, {{{"op", "reweight"}, {"random", 1}, {"weight", 3}}})},
       {"ring would have 268500000 points",
