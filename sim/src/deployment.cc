@@ -362,10 +362,13 @@ std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::strin
                        "' is not live at this step; accepted: a live node's label (the first is '" +
                        nodes_[LiveIds()[0]].label + "')");
     }
-    if (std::find(targets.begin(), targets.end(), g) != targets.end()) {
-      throw UsageError(where + "node '" + label + "' is named twice; accepted: each label once");
-    }
     targets.push_back(g);
+  }
+  std::vector<uint32_t> sorted = targets;
+  std::sort(sorted.begin(), sorted.end());
+  if (auto twice = std::adjacent_find(sorted.begin(), sorted.end()); twice != sorted.end()) {
+    throw UsageError(where + "node '" + nodes_[*twice].label +
+                     "' is named twice; accepted: each label once");
   }
   if (targets.size() >= num_live()) {
     throw UsageError(where + "would remove every node; accepted: leave at least one");
