@@ -143,9 +143,7 @@ constinit const AlgorithmSpec kAnchorSpec{
     .memory_doc = "20-24 bytes per bucket of capacity, 8 per node",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Anchor>(nodes, p);
-    },
+    .make = MakeAs<Anchor>,
 };
 
 }  // namespace chsim::algorithms_internal

@@ -130,9 +130,7 @@ constinit const AlgorithmSpec kBoundedLoadSpec{
     .memory_doc = "8-12 bytes per ring point, 12 per node (load, id)",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<BoundedLoad>(nodes, p);
-    },
+    .make = MakeAs<BoundedLoad>,
 };
 
 }  // namespace chsim::algorithms_internal

@@ -119,9 +119,7 @@ constinit const AlgorithmSpec kDxSpec{
     .memory_doc = "8 bytes and 1 bit per bucket of capacity, 4 per node",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Dx>(nodes, p);
-    },
+    .make = MakeAs<Dx>,
 };
 
 }  // namespace chsim::algorithms_internal

@@ -32,6 +32,13 @@
 
 namespace chsim::algorithms_internal {
 
+// A spec's factory for algorithm class T, built from the nodes and the
+// parameters: `.make = MakeAs<T>`.
+template <class T>
+std::unique_ptr<Algorithm> MakeAs(std::span<const Node> nodes, const Params& p) {
+  return std::make_unique<T>(nodes, p);
+}
+
 // Base of every algorithm: the live nodes, their ids, and Add/Remove with the
 // rules every algorithm shares, checked before anything changes:
 //   Add:    weight 0 or a live label (std::invalid_argument); a weight other

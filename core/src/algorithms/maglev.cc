@@ -180,9 +180,7 @@ constinit const AlgorithmSpec kMaglevSpec{
     .memory_doc = "4 bytes per table entry, 4 per node",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Maglev>(nodes, p);
-    },
+    .make = MakeAs<Maglev>,
 };
 
 }  // namespace algorithms_internal

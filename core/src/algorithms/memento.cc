@@ -184,9 +184,7 @@ constinit const AlgorithmSpec kMementoSpec{
     .memory_bytes = [](const Params&, uint64_t n) { return 8.0 * static_cast<double>(n) + 192; },
     .memory_doc = "8 bytes per node, 12 per removed bucket (an open-addressing map)",
     .key_hasher = KeyHasherOrXxh3,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Memento>(nodes, p);
-    },
+    .make = MakeAs<Memento>,
 };
 
 }  // namespace chsim::algorithms_internal

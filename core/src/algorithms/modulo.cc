@@ -62,9 +62,7 @@ constinit const AlgorithmSpec kModuloSpec{
     .memory_bytes = [](const Params&, uint64_t n) { return 4.0 * static_cast<double>(n); },
     .memory_doc = "4 bytes per node (the id list)",
     .key_hasher = KeyHasherOrXxh3,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Modulo>(nodes, p);
-    },
+    .make = MakeAs<Modulo>,
 };
 
 }  // namespace chsim::algorithms_internal

@@ -193,9 +193,7 @@ constinit const AlgorithmSpec kMultiProbeSpec{
     .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },
     .memory_doc = "20-24 bytes per node (point, owner, id, 4-8 of bucket index)",
     .key_hasher = KeyHasherOrPointHasher,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<MultiProbe>(nodes, p);
-    },
+    .make = MakeAs<MultiProbe>,
 };
 
 }  // namespace chsim::algorithms_internal

@@ -108,9 +108,7 @@ constinit const AlgorithmSpec kRendezvousSpec{
     .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },
     .memory_doc = "20 bytes per node (seed, weight, id)",
     .key_hasher = KeyHasherOrXxh3,
-    .make = [](std::span<const Node> nodes, const Params& p) -> std::unique_ptr<Algorithm> {
-      return std::make_unique<Rendezvous>(nodes, p);
-    },
+    .make = MakeAs<Rendezvous>,
 };
 
 }  // namespace chsim::algorithms_internal
