@@ -58,6 +58,17 @@ inline void ParseCommonFlags(int* argc, char** argv) {
   argv[out] = nullptr;
 }
 
+// The rest of every benchmark binary's main, after its benchmarks are
+// registered: Google Benchmark's flags, the run, exit 2 on a flag it does not
+// know.
+inline int RunBenchmarks(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 // The project's seeded generator (core's chsim/splitmix.h). Inputs draw
 // bounded values with Bounded(rng.Next(), n), the multiply-shift without
 // rejection, so the streams (and the gate baseline) stay as they were.

@@ -95,9 +95,5 @@ void Register() {
 int main(int argc, char** argv) {
   chsim::bench::ParseCommonFlags(&argc, argv);
   chsim::bench::Register();
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return chsim::bench::RunBenchmarks(argc, argv);
 }

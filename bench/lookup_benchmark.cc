@@ -220,9 +220,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "lookup_benchmark: %s\n", e.what());
     return 2;
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return RunBenchmarks(argc, argv);
 }
