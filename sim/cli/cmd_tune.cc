@@ -212,7 +212,9 @@ void AddTuneCommand(CLI::App& app) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000'000}));
   cmd->add_option("--draws", o->draws, "draws per candidate: model, and at most this many exact")
       ->capture_default_str();
-  cmd->add_option("--time-budget", o->budget, "seconds for the exact check (sizes its draws)")
+  cmd->add_option("--time-budget", o->budget,
+                  "seconds for the exact check (sizes its draws); inf: --draws alone bounds "
+                  "the work, so the answer depends on the request only")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (default: all cores)");

@@ -122,6 +122,12 @@ class Tuner {
     if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
       throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
     }
+    if (!(r.time_budget_seconds > 0.0)) {
+      throw UsageError(
+          "--time-budget must be a number of seconds > 0, or inf to let --draws "
+          "alone bound the work (got " +
+          std::to_string(r.time_budget_seconds) + ")");
+    }
     given_ = !r.nodes.empty();
     n_ = given_ ? static_cast<uint32_t>(r.nodes.size()) : r.n;
     if (n_ < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n_) + ")");

@@ -69,7 +69,7 @@ struct TuneRequest {
   uint64_t keys = 1'000'000;    // for kSampled
   uint32_t model_draws = 2000;  // Monte Carlo draws per candidate (model)
   uint32_t max_exact_draws = 2000;
-  double time_budget_seconds = 20;  // for the exact check
+  double time_budget_seconds = 20;  // for the exact check; > 0, +inf: no time limit
   uint64_t seed = 1;
   int threads = 1;
 };
