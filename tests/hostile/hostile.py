@@ -60,17 +60,22 @@ class Row:
   xfail:   a known bug (reported, with the reason); the row must still fail,
            and an unexpected pass is an error so the marker gets removed.
   tags:    e.g. "big" for rows that take seconds and memory.
-  timeout, max_rss_mb: the child is killed (and the row fails) above them.
-  max_secs: a refusal must come this fast (before any work starts).
+  timeout: a guard against a hang, far above the row's expected time; the child
+           is killed and the row fails saying "hung".
+  max_rss_mb: the child is killed (and the row fails) above it: a refusal of a
+           huge allocation must come before the allocation.
+  max_read: the most bytes the child may read (rchar of /proc/PID/io, read at
+           its exit): a refusal of a huge input must come before reading it.
+           Work done is measured by what was done, never by seconds.
   """
 
   def __init__(self, name, args, rc, err, files=None, stdin=None, outputs=(), fsize=None,
-               pre=None, check=None, xfail=None, tags=(), timeout=120, max_rss_mb=3000, max_secs=None):
+               pre=None, check=None, xfail=None, tags=(), timeout=120, max_rss_mb=3000, max_read=None):
     self.name, self.args, self.rc, self.err = name, args, rc, err
     self.files = files or {}
     self.stdin, self.outputs, self.fsize = stdin, tuple(outputs), fsize
     self.pre, self.check, self.xfail, self.tags = pre, check, xfail, set(tags)
-    self.timeout, self.max_rss_mb, self.max_secs = timeout, max_rss_mb, max_secs
+    self.timeout, self.max_rss_mb, self.max_read = timeout, max_rss_mb, max_read
 
 
 # ---------------------------------------------------------------------------
@@ -109,6 +114,14 @@ def sparse(size):
   return write
 
 
+def numbered_keys(n):
+  """A key file of n lines (about 13 bytes each), written when the row runs."""
+  def write(path):
+    with open(path, "wb") as f:
+      f.write(b"".join(b"user:%d\n" % i for i in range(n)))
+  return write
+
+
 def chmod(name, mode):
   def pre(d):
     os.chmod(os.path.join(d, name), mode)
@@ -118,6 +131,9 @@ def chmod(name, mode):
 S3 = b"10.0.0.1:11211\n10.0.0.2:11211\n10.0.0.3:11211\n"
 KEYS = b"user:1\nuser:2\nuser:3\n"
 GB = 1_000_000_000
+MiB = 1 << 20
+# A refusal of a huge allocation comes before it: the process stays under this.
+REFUSAL_RSS_MB = 500
 
 
 def locate(servers_file="s.txt", *extra):
@@ -198,12 +214,12 @@ ROWS = [
     slist("servers NUL byte", b"10.0.0.1:11211\n10.0.0.2\x00:11211\n", 2,
           line_err(2, r"NUL byte in server line; expected HOST\[:PORT\]")),
     slist("servers sparse 1 GB of NUL", sparse(GB), 2,
-          r"s\.txt: larger than the 268435456-byte limit", tags=["big"], max_secs=10),
+          r"s\.txt: larger than the 268435456-byte limit", tags=["big"], max_read=MiB),
     slist("servers 100 kB line", b"a" * 100_000 + b"\n", 2,
           line_err(1, r"line is 100000 bytes long; accepted: at most 4096 bytes per server line")),
     Row("servers 1 GB line on stdin", ["locate", "--servers", "-", "{d}/k.txt"], 2,
         r"^chsim: error: -: larger than the 268435456-byte limit", files={"k.txt": KEYS},
-        stdin=lambda: long_line(GB), tags=["big"], timeout=120, max_secs=15),
+        stdin=lambda: long_line(GB), tags=["big"], timeout=120, max_read=256 * MiB + MiB),
     Row("servers larger than the file limit", ["locate", "--servers", "-", "{d}/k.txt"], 2,
         r"^chsim: error: -: .*(larger|limit)", files={"k.txt": KEYS},
         stdin=lambda: long_line((1 << 28) + (1 << 20), byte=b"10.0.0.1:11211\n"[:1]),
@@ -254,7 +270,8 @@ ROWS = [
     Row("keys 1 GB line on stdin",
         ["locate", "--servers", "{d}/s.txt", "-"], 2,
         r"^chsim: error: -:1: key line longer than 1048576 bytes; accepted: keys up to 1 MiB",
-        files={"s.txt": S3}, stdin=lambda: long_line(GB), tags=["big"], timeout=120, max_secs=10),
+        files={"s.txt": S3}, stdin=lambda: long_line(GB), tags=["big"], timeout=120,
+        max_read=4 * MiB),
     Row("keys 2 MB line after good lines", locate(), 2,
         r"k\.txt:3: key line longer than 1048576 bytes",
         files={"s.txt": S3, "k.txt": b"a\nb\n" + b"x" * 2_000_000 + b"\nc\n"}),
@@ -277,8 +294,8 @@ ROWS = [
     algo("points per node 10^9", ["--algorithm", "ring", "--points", "1000000000"], 2,
          r"points_per_node must be an integer 1\.\.100000 \(found 1000000000\)"),
     algo("ring of 3 x 10^8 points (7 GB)", ["--algorithm", "ring", "--points", "100000000"], 2,
-         r"points_per_node must be an integer 1\.\.100000 \(found 100000000\)", max_secs=2,
-         max_rss_mb=1000),
+         r"points_per_node must be an integer 1\.\.100000 \(found 100000000\)",
+         max_rss_mb=REFUSAL_RSS_MB),
     algo("points per node 2^32", ["--algorithm", "ring", "--points", "4294967296"], 2,
          r"--points.*4294967296"),
     algo("points per node -1", ["--algorithm", "ring", "--points", "-1"], 2, r"--points"),
@@ -291,7 +308,7 @@ ROWS = [
          r"table_size must be a prime 2\.\.268435456 or \"auto\" \(found 1000000000039\)"),
     algo("maglev table size 2^32-5 (17 GB)",
          ["--algorithm", "maglev", "--table-size", "4294967291"], 2, r"table_size must be a prime 2\.\.268435456 or \"auto\" \(found 4294967291\)",
-         max_secs=2, max_rss_mb=1000),
+         max_rss_mb=REFUSAL_RSS_MB),
     algo("maglev table smaller than nodes", ["--algorithm", "maglev", "--table-size", "2"], 2,
          r"table"),
     algo("multi_probe probes 0", ["--algorithm", "multi_probe", "--probes", "0"], 2, r"probes"),
@@ -321,6 +338,11 @@ ROWS = [
     Row("tune confidence 1.5",
         ["tune", "--nodes", "10", "--max-over-mean", "1.1", "--confidence", "1.5", "--quiet"], 2,
         r"confidence"),
+    Row("tune time budget 0", ["tune", "--nodes", "10", "--max-over-mean", "1.1",
+                               "--time-budget", "0", "--quiet"], 2,
+        r"--time-budget must be a number of seconds > 0, or inf .*\(got 0"),
+    Row("tune time budget NaN", ["tune", "--nodes", "10", "--max-over-mean", "1.1",
+                                 "--time-budget", "nan", "--quiet"], 2, r"--time-budget must be"),
     Row("tune one node", ["tune", "--nodes", "1", "--max-over-mean", "1.1", "--quiet"], 2,
         r"at least 2 nodes \(got 1\)"),
     Row("tune nodes and servers", ["tune", "--nodes", "3", "--servers", "{d}/s.txt",
@@ -337,10 +359,10 @@ ROWS = [
          r"s\.json: not valid JSON"),
     scen("scenario escaped NUL in the name", sc(name="a\u0000b"), 2, ptr("/name")),
     scen("scenario sparse 1 GB of NUL", sparse(GB), 2, r"s\.json: larger than the \d+-byte limit",
-         max_secs=10),
+         max_read=MiB),
     Row("scenario 1 GB line on stdin", ["run", "-", "-o", "{d}/out.json", "-q"], 2,
         r"^chsim: error: -: larger than the \d+-byte limit", stdin=lambda: long_line(GB),
-        outputs=["out.json"], max_secs=20),
+        outputs=["out.json"], max_read=64 * MiB + MiB),
     scen("scenario truncated", sc()[:-7], 2, r"s\.json: not valid JSON: parse error at line 1"),
     scen("scenario not an object", b"[1, 2]", 2, ptr("/", r"accepted: an object")),
     scen("scenario nested 100,000 deep", deep(100_000), 2,
@@ -391,14 +413,14 @@ ROWS = [
     scen("scenario 10^6 nodes x 10^5 points",
          sc(nodes={"count": 10**6}, algorithms=[{"algorithm": "ring", "points_per_node": 100000}]),
          2, ptr("/algorithms/0", "ring would have 100000000000 points; the limit is 268435456"),
-         max_secs=5),
+         max_rss_mb=REFUSAL_RSS_MB),
     scen("scenario table size not prime",
          sc(algorithms=[{"algorithm": "maglev", "table_size": 65536}]), 2,
          r"s\.json: /algorithms/0.*(prime|65536)"),
     scen("scenario table size 2^32-5 (17 GB)",
          sc(algorithms=[{"algorithm": "maglev", "table_size": 4294967291}]), 2,
          ptr("/algorithms/0/table_size", "found 4294967291; accepted: a prime 2..268435456"),
-         max_rss_mb=2000, max_secs=5),
+         max_rss_mb=REFUSAL_RSS_MB),
     scen("scenario unknown algorithm", sc(algorithms=[{"algorithm": "consistent"}]), 2,
          ptr("/algorithms/0/algorithm", "found \"consistent\"")),
     scen("scenario unknown profile", sc(algorithms=[{"algorithm": "ketama", "profile": "nope"}]), 2,
@@ -425,8 +447,8 @@ ROWS = [
     scen("scenario key file missing", sc(workload={"type": "file", "path": "nokeys.txt"}), 2,
          r"/workload/path: found 'nokeys\.txt', which is not a readable file"),
     scen("scenario absurd sweep (10^9 cases)", absurd_sweep(), 2,
-         ptr("/algorithms/0", "the sweep makes more than 1,000,000 cases"), max_secs=10,
-         max_rss_mb=1500),
+         ptr("/algorithms/0", "the sweep makes more than 1,000,000 cases"),
+         max_rss_mb=REFUSAL_RSS_MB),
     scen("scenario sweep with a repeated value",
          sc(algorithms=[{"algorithm": "ring", "points_per_node": [160, 160]}]), 2,
          ptr("/algorithms/0", "two cases have the same id")),
@@ -485,7 +507,8 @@ ROWS = [
     Row("run output unwritable is refused before the work",
         ["run", "{d}/s.json", "-o", "{d}/no/such/dir/out.json", "-q"], 1,
         r"out\.json: cannot write: No such file or directory \(checked before running\)",
-        max_secs=2, files={"s.json": sc(workload={"type": "uniform", "keys": 20_000_000})}),
+        max_read=MiB, files={"s.json": sc(workload={"type": "file", "path": "k.txt"}),
+                             "k.txt": numbered_keys(1_000_000)}),
     Row("run output on a full disk (RLIMIT_FSIZE)", ["run", "{d}/s.json", "-o", "{d}/out.json", "-q"],
         1, r"out\.json: cannot write: File too large", files={"s.json": sc()}, fsize=4096,
         outputs=["out.json"]),
@@ -595,6 +618,20 @@ def as_nonroot(chsim):
 NONROOT_DIR = None
 
 
+def exited(proc):
+  """True once the child has exited, leaving it unreaped (its /proc entry stays readable)."""
+  return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+
+
+def bytes_read(pid):
+  """Bytes the process read through read(2) and friends (rchar of /proc/PID/io)."""
+  with open("/proc/%d/io" % pid) as f:
+    for line in f:
+      if line.startswith("rchar:"):
+        return int(line.split()[1])
+  raise RuntimeError("no rchar in /proc/%d/io" % pid)
+
+
 def run_row(chsim, row):
   """Returns (ok, detail)."""
   with tempfile.TemporaryDirectory(prefix="chsim-hostile-") as d:
@@ -630,7 +667,7 @@ def run_row(chsim, row):
       for t in readers:
         t.start()
       peak = 0
-      while proc.poll() is None:
+      while not exited(proc):
         peak = max(peak, rss_mb(proc.pid))
         if peak > row.max_rss_mb or time.monotonic() > deadline:
           proc.kill()
@@ -639,6 +676,8 @@ def run_row(chsim, row):
                  "hung: no exit within %ds" % row.timeout)
           return False, why
         time.sleep(0.02)
+      read = bytes_read(proc.pid)  # the zombie's totals, before it is reaped
+      proc.wait()
       for t in readers:
         t.join()
       out, err = b"".join(out_chunks), b"".join(err_chunks)
@@ -653,9 +692,9 @@ def run_row(chsim, row):
         problems.append("exit %d, expected %d" % (rc, row.rc))
       err_text = err.decode("utf-8", "replace")
       out_text = out.decode("latin-1")
-      if row.max_secs is not None and secs > row.max_secs:
-        problems.append("took %.1fs; a refusal must come before any work (< %ds)" %
-                        (secs, row.max_secs))
+      if row.max_read is not None and read > row.max_read:
+        problems.append("read %d bytes; a refusal must come before reading the input (at most %d)"
+                        % (read, row.max_read))
       if CRASH_MARKERS.search(err_text):
         problems.append("crash marker in stderr")
       if rc != 0:
