@@ -43,15 +43,16 @@ Usage: kill_test.py CHSIM [--trials N] [--seed S] [--budget SECONDS]
 import argparse
 import json
 import os
-import pty
 import random
 import re
-import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from signal_mid_run import FROZEN, run_frozen  # noqa: E402
 
 SCENARIO = {
     "schema_version": 1,
@@ -88,7 +89,7 @@ def finish(proc, grace):
   except subprocess.TimeoutExpired:
     proc.kill()
     proc.communicate()
-    return None, "did not stop within %ds of the signal" % grace
+    return None, "hung: did not stop within %ds of the signal" % grace
   return proc.returncode, err.decode("utf-8", "replace")
 
 
@@ -103,66 +104,6 @@ def run(chsim, d, out, sig=None, delay=0.0, second=None, grace=60):
         if proc.poll() is None:
           proc.send_signal(sig)
   return finish(proc, grace)
-
-
-def proc_state(pid):
-  """The state letter of a live process (T when stopped); None once it is gone."""
-  try:
-    with open("/proc/%d/stat" % pid) as f:
-      return f.read().rsplit(")", 1)[1].split()[0]
-  except OSError:
-    return None
-
-
-PROGRESS = re.compile(rb"\d+/\d+ cases, \d+%")
-
-
-def run_frozen(chsim, d, out, sig, grace):
-  """Delivers exactly one `sig` to a run caught mid-way (see the module doc).
-  Returns (rc, stderr, how) where `how` says whether the freeze happened in time."""
-  master, slave = pty.openpty()  # a terminal: chsim redraws its progress line every 250 ms
-  proc = subprocess.Popen([chsim, "run", os.path.join(d, "s.json"), "-o", out, "--threads", "2"],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
-  os.close(slave)
-  buf, how = b"", "the run ended before it could be frozen"
-  deadline = time.monotonic() + grace
-
-  def read(timeout):
-    nonlocal buf
-    if select.select([master], [], [], timeout)[0]:
-      try:
-        data = os.read(master, 65536)
-      except OSError:  # EIO: chsim closed the terminal
-        return False
-      buf += data
-      return bool(data)
-    return True
-
-  while proc.poll() is None and time.monotonic() < deadline:
-    read(0.02)
-    if PROGRESS.search(buf):  # printed only while the cases run, after the handlers are set
-      os.kill(proc.pid, signal.SIGSTOP)
-      while (st := proc_state(proc.pid)) is not None and st not in "Tt":
-        time.sleep(0.001)
-      if st is None:
-        break
-      os.kill(proc.pid, sig)
-      os.kill(proc.pid, signal.SIGCONT)
-      how = "frozen mid-run"
-      break
-  while read(0.5) and time.monotonic() < deadline + grace:
-    if proc.poll() is not None and not select.select([master], [], [], 0)[0]:
-      break
-  try:
-    proc.wait(timeout=max(1, deadline + grace - time.monotonic()))
-  except subprocess.TimeoutExpired:
-    proc.kill()
-    proc.wait()
-    os.close(master)
-    return None, "did not stop within %ds of the signal" % grace, how
-  os.close(master)
-  text = re.sub(r"\x1b\[K|\r", "\n", buf.decode("utf-8", "replace"))
-  return proc.returncode, text, how
 
 
 def check_outcome(chsim, d, out, sig, rc, err, signals_sent, cases, base_rows):
@@ -251,10 +192,11 @@ def main():
     # Forced clean stops: one per signal, each caught mid-run.
     for sig in (signal.SIGINT, signal.SIGTERM):
       for attempt in range(3):
-        rc, err, how = run_frozen(chsim, d, out, sig, a.grace)
+        rc, err, how = run_frozen([chsim, "run", os.path.join(d, "s.json"), "-o", out,
+                                   "--threads", "2"], sig, a.grace)
         problems = check_outcome(chsim, d, out, sig, rc, err, 1, cases, base_rows)
         clean = rc == 128 + sig and not problems
-        if how != "frozen mid-run" and attempt < 2:
+        if how != FROZEN and attempt < 2:
           print("note forced %s: %s (exit %s); again" % (signal.Signals(sig).name, how, rc))
           continue
         if not clean and not problems:

@@ -11,11 +11,15 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 import jsonschema
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from signal_mid_run import FROZEN, run_frozen  # noqa: E402
+
 CHSIM, SOURCE = sys.argv[1], sys.argv[2]
+# A guard against a hang, not a speed requirement: every run here takes seconds.
+HANG_S = 300
 
 SMALL = {
     "schema_version": 1, "name": "cli-small", "seed": 31, "trials": 2,
@@ -44,7 +48,7 @@ def run(args, expect=0, timeout=300):
     try:
         p = subprocess.run([CHSIM] + args, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:  # e.g. a 10^12-key run that should have been refused
-        fail(f"chsim {' '.join(args)}: still running after {timeout} s, expected exit {expect}")
+        fail(f"chsim {' '.join(args)}: hung: still running after {timeout} s, expected exit {expect}")
     if p.returncode != expect:
         fail(f"chsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stderr}")
     return p
@@ -191,20 +195,30 @@ def test_shard_merge(tmp):
             fail(f"merge of a schema-invalid shard from {source} wrote a file")
 
 
+def interrupt_mid_run(scenario, out, *flags):
+    """SIGINT delivered while the run's cases run (tests/signal_mid_run.py: at its first
+    progress line, never after a guessed sleep). Returns chsim's stderr; fails unless the
+    run stopped cleanly with exit 130."""
+    for attempt in range(3):
+        rc, err, how = run_frozen([CHSIM, "run", scenario, "-o", out, *flags], signal.SIGINT,
+                                  HANG_S)
+        if how == FROZEN or rc is None:
+            break
+    if rc is None:
+        fail(f"chsim run {scenario}: {err}")
+    if how != FROZEN:
+        fail(f"three runs of {scenario} each ended before their first progress line")
+    if rc != 130:
+        fail(f"exit {rc} after SIGINT mid-run, expected 130\n{err}")
+    return err
+
+
 def test_interrupt(tmp):
     big = dict(SMALL, trials=50, metrics=["balance", "remap"])
     big["workload"] = {"type": "uniform", "keys": 2000000}
     scenario = write(tmp, "big.json", big)
     out = os.path.join(tmp, "big.out.json")
-    p = subprocess.Popen([CHSIM, "run", scenario, "-o", out, "--threads", "2"],
-                         stderr=subprocess.PIPE, text=True)
-    time.sleep(1.5)
-    if p.poll() is not None:
-        fail("the run finished before it could be interrupted")
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    if p.returncode != 130:
-        fail(f"exit {p.returncode} after SIGINT, expected 130\n{err}")
+    err = interrupt_mid_run(scenario, out, "--threads", "2")
     if "interrupted by SIGINT after finishing" not in err or "no result file written" not in err:
         fail(f"no message saying what finished: {err!r}")
     leftovers = [n for n in os.listdir(tmp) if n.startswith("big.out.json")]
@@ -236,17 +250,9 @@ def test_bad_input(tmp):
             fail(f"case {i}: error does not name {path} and {pointer}: {lines[0]}")
         if os.path.exists(os.path.join(tmp, f"bad{i}.out")):
             fail(f"case {i}: wrote a result file")
-    # With --force the same run starts (interrupted here after a second).
+    # With --force the same run starts: its cases run (interrupted once they do).
     huge = write(tmp, "huge.json", {**SMALL, "workload": {"type": "uniform", "keys": 10**12}})
-    p = subprocess.Popen([CHSIM, "run", huge, "-o", os.path.join(tmp, "huge.out"), "--force",
-                          "--quiet"], stderr=subprocess.PIPE, text=True)
-    time.sleep(1.0)
-    if p.poll() is not None:
-        fail(f"--force did not run the large scenario: exit {p.returncode} {p.stderr.read()!r}")
-    p.send_signal(signal.SIGINT)
-    p.communicate(timeout=60)
-    if p.returncode != 130:
-        fail(f"--force run: exit {p.returncode} after SIGINT, expected 130")
+    interrupt_mid_run(huge, os.path.join(tmp, "huge.out"), "--force")
     for flags in (["--shard", "3/3"], ["--seed", "x"], ["--threads", "0"]):
         run(["run", write(tmp, "ok.json", SMALL)] + flags, expect=2)
     run(["run", os.path.join(tmp, "missing.json")], expect=2)
