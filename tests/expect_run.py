@@ -25,7 +25,11 @@ def main():
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         ap.error("no command after --")
-    p = subprocess.run(cmd, capture_output=True, timeout=a.timeout)
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=a.timeout)
+    except subprocess.TimeoutExpired:
+        print(f"FAIL: {' '.join(cmd)}: hung: no exit within {a.timeout:.0f} s")
+        return 1
     out, err = p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
     problems = []
     if p.returncode != a.exit:

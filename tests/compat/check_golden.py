@@ -43,7 +43,7 @@ def run_chsim(cmd, timeout):
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, f"timed out after {timeout}s"
+        return None, f"hung: no exit within {timeout}s"
     except OSError as e:
         return None, str(e)
     if r.returncode != 0:

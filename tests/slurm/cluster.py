@@ -21,6 +21,9 @@ import time
 
 DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "scancel", "scontrol", "sinfo")
+# A guard against a hang, not a speed requirement: each wait here is for something that
+# takes a second or less on 2 cores (a daemon's socket, a node registering, a client call).
+HANG_S = 120
 
 
 class ClusterError(Exception):
@@ -121,9 +124,9 @@ class Cluster:
                 del e[k]
         return e
 
-    def run(self, cmd, check=True, timeout=30):
+    def run(self, cmd, check=True, timeout=None):
         p = subprocess.run(cmd, env=self.env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
+                           text=True, timeout=timeout or HANG_S)
         if check and p.returncode != 0:
             raise ClusterError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr.strip()}")
         return p
@@ -154,7 +157,7 @@ class Cluster:
             if ready():
                 return
             time.sleep(0.1)
-        raise ClusterError(f"timed out after {timeout} s waiting for {what}")
+        raise ClusterError(f"hung: nothing after {timeout} s waiting for {what}")
 
     def start(self):
         if os.geteuid() != 0:
@@ -177,7 +180,7 @@ class Cluster:
                                "--key-file=" + key, "--pid-file=" + sock + ".pid",
                                "--seed-file=" + os.path.join(self.dir, "munge.seed"),
                                "--log-file=" + os.path.join(self.dir, "munged.log")])
-        self._wait("munged's socket", lambda: os.path.exists(sock), 20, ["munged"])
+        self._wait("munged's socket", lambda: os.path.exists(sock), HANG_S, ["munged"])
         for attempt in range(3):  # a port taken between the probe and the bind: new ports
             taken = set()
             ports = {}
@@ -191,7 +194,7 @@ class Cluster:
             self._spawn("slurmctld", ["slurmctld", "-D", "-i", "-f", self.conf])
             self._spawn("slurmd", ["slurmd", "-D", "-N", "localhost", "-f", self.conf])
             try:
-                self._wait("the node to be idle", self._node_idle, 40, ["slurmctld", "slurmd"])
+                self._wait("the node to be idle", self._node_idle, HANG_S, ["slurmctld", "slurmd"])
                 return
             except ClusterError:
                 if attempt == 2:

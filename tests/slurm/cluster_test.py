@@ -38,7 +38,10 @@ CHSIM = os.path.abspath(sys.argv[1])
 SOURCE = os.path.abspath(sys.argv[2])
 KEEP = "--keep" in sys.argv[3:]
 SWEEP = os.path.join(SOURCE, "scripts", "slurm-sweep")
-DEADLINE_S = 170  # ctest's TIMEOUT is longer: this test fails and cleans up first
+# Guards against a hang, far above the expected times (the whole test: about 25 s on 2 cores;
+# a job starting: a few seconds). ctest's TIMEOUT is longer: this test fails and cleans up first.
+DEADLINE_S = 600
+WAIT_S = 300
 HELD = 2
 
 SCENARIO = {
@@ -72,7 +75,7 @@ def until(what, ready, timeout):
         if got:
             return got
         time.sleep(0.2)
-    raise TestFailure(f"timed out after {timeout} s waiting for {what}")
+    raise TestFailure(f"hung: nothing after {timeout} s waiting for {what}")
 
 
 def write_held_chsim(path, log, hold, reached):
@@ -146,7 +149,7 @@ def main():
         print(f"cluster up in {time.monotonic() - t0:.1f} s ({cluster.conf})", flush=True)
 
         def sweep(*args, expect=0):
-            p = cluster.run([SWEEP, scenario, "--out", out, *args], check=False, timeout=120)
+            p = cluster.run([SWEEP, scenario, "--out", out, *args], check=False, timeout=WAIT_S)
             check(p.returncode == expect, f"slurm-sweep {' '.join(args)}: exit {p.returncode}, "
                   f"expected {expect}\nstdout: {p.stdout}\nstderr: {p.stderr}")
             return p
@@ -176,7 +179,7 @@ def main():
 
         # 3. Cancel task HELD while it runs.
         task = f"{array}_{HELD}"
-        until(f"task {task} to start", lambda: os.path.exists(reached), 60)
+        until(f"task {task} to start", lambda: os.path.exists(reached), WAIT_S)
         check(cluster.job(task).get("JobState") == "RUNNING",
               f"task {task} should be running: {cluster.job(task)}")
         cluster.run(["scancel", task])
@@ -189,7 +192,7 @@ def main():
             done = all(s in ("COMPLETED", "CANCELLED", "FAILED") for s in tasks)
             return done and m.get("JobState") != "PENDING" or \
                 done and m.get("Reason") == "DependencyNeverSatisfied"
-        until("the array to end and the merge job to be dropped", settled, 60)
+        until("the array to end and the merge job to be dropped", settled, WAIT_S)
         states = [cluster.job(f"{array}_{i}").get("JobState") for i in range(4)]
         expected = ["COMPLETED"] * 4
         expected[HELD] = "CANCELLED"
@@ -273,7 +276,7 @@ def main():
 
 def on_signal(signum, frame):
     raise TestFailure(f"signal {signum}" if signum != signal.SIGALRM
-                      else f"still running after {DEADLINE_S} s")
+                      else f"hung: still running after {DEADLINE_S} s")
 
 
 if __name__ == "__main__":

@@ -14,5 +14,5 @@ if(TARGET chsim)
   add_test(NAME slurm_cluster
            COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cluster_test.py $<TARGET_FILE:chsim>
                    ${PROJECT_SOURCE_DIR})
-  set_tests_properties(slurm_cluster PROPERTIES LABELS "slurm;cluster" TIMEOUT 240)
+  set_tests_properties(slurm_cluster PROPERTIES LABELS "slurm;cluster" TIMEOUT 900)
 endif()

@@ -37,7 +37,9 @@ def _free_ports(count):
     return ports
 
 
-def _wait_port(port, proc, what, timeout=10.0):
+def _wait_port(port, proc, what, timeout=120.0):
+    """Waits for `proc` to listen; the timeout guards against a hang (it listens within a
+    second on 2 cores)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -47,12 +49,12 @@ def _wait_port(port, proc, what, timeout=10.0):
                 return
         except OSError:
             time.sleep(0.02)
-    raise RuntimeError(f"{what} did not listen on 127.0.0.1:{port}")
+    raise RuntimeError(f"hung: {what} did not listen on 127.0.0.1:{port} within {timeout:.0f} s")
 
 
 class _Conn:
     def __init__(self, port):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=120)
         self.buf = b""
 
     def send(self, data):
@@ -142,7 +144,7 @@ class Twemproxy:
                     "  hash: md5\n"
                     "  distribution: ketama\n"
                     "  auto_eject_hosts: false\n"
-                    "  timeout: 5000\n"
+                    "  timeout: 120000\n"  # a hang guard: memcached answers in microseconds
                     "  server_connections: 1\n"
                     "  servers:\n" + "".join(lines))
         log = os.path.join(self.workdir, f"nc-{tag}.log")
