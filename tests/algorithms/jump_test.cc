@@ -10,6 +10,7 @@
 
 #include "chsim/algorithm.h"
 #include "chsim/node.h"
+#include "chsim_source_dir.h"
 #include "test_util.h"
 
 namespace chsim {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "chsim/hasher.h"
+#include "chsim_source_dir.h"
 
 namespace chsim {
 namespace {

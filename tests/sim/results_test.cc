@@ -15,6 +15,7 @@
 #include "chsim/sim/provenance.h"
 #include "chsim/sim/runner.h"
 #include "chsim/sim/text_file.h"
+#include "chsim_source_dir.h"
 
 namespace chsim::sim {
 namespace {

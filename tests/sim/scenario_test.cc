@@ -11,6 +11,7 @@
 
 #include "chsim/sim/errors.h"
 #include "chsim/sim/plan.h"
+#include "chsim_source_dir.h"
 
 namespace chsim::sim {
 namespace {

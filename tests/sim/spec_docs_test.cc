@@ -10,6 +10,7 @@
 
 #include "chsim/sim/scenario.h"
 #include "chsim/sim/text_file.h"
+#include "chsim_source_dir.h"
 
 namespace chsim::sim {
 namespace {
