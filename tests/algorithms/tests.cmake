@@ -19,4 +19,4 @@ add_test(NAME algorithms.cli_list_shows_algorithms
                  -- $<TARGET_FILE:chsim> list)
 get_property(_alg_tests DIRECTORY PROPERTY TESTS)
 list(FILTER _alg_tests INCLUDE REGEX "^algorithms\\.cli_")
-set_tests_properties(${_alg_tests} PROPERTIES LABELS algorithms TIMEOUT 120)
+set_tests_properties(${_alg_tests} PROPERTIES LABELS algorithms TIMEOUT ${CHSIM_HANG_S})

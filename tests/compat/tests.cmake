@@ -7,9 +7,9 @@
 add_test(NAME compat_golden
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_golden.py --chsim $<TARGET_FILE:chsim>)
 add_test(NAME compat_generate_check COMMAND ${CMAKE_CURRENT_LIST_DIR}/generate --check)
-set_tests_properties(compat_golden compat_generate_check PROPERTIES LABELS compat TIMEOUT 600)
+set_tests_properties(compat_golden compat_generate_check PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})
 # check_golden.py fails (never skips) on missing, empty or unnamed golden data.
 add_test(NAME compat_check_golden_selftest
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_golden_selftest.py
                  $<TARGET_FILE:chsim>)
-set_tests_properties(compat_check_golden_selftest PROPERTIES LABELS compat TIMEOUT 120)
+set_tests_properties(compat_check_golden_selftest PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})

@@ -5,4 +5,4 @@ add_test(NAME gate_selftest
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gate_selftest.py
                  ${PROJECT_SOURCE_DIR}/scripts/bench-gate
                  CompareCounts ObjectCosts CTestSkips MannWhitney AbMode)
-set_tests_properties(gate_selftest PROPERTIES LABELS gate TIMEOUT 300)
+set_tests_properties(gate_selftest PROPERTIES LABELS gate TIMEOUT ${CHSIM_HANG_S})

@@ -16,13 +16,13 @@ add_test(NAME hostile_big
 add_test(NAME hostile_kill
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/kill_test.py $<TARGET_FILE:chsim>
                  --trials 30)
-set_tests_properties(hostile_table hostile_kill PROPERTIES LABELS hostile TIMEOUT 900)
-set_tests_properties(hostile_big PROPERTIES LABELS "hostile;scale" TIMEOUT 900)
+set_tests_properties(hostile_table hostile_kill PROPERTIES LABELS hostile TIMEOUT ${CHSIM_HANG_S})
+set_tests_properties(hostile_big PROPERTIES LABELS "hostile;scale" TIMEOUT ${CHSIM_HANG_S})
 
 if(NOT CHSIM_SANITIZER_RUN)  # minutes x 3-15 under a sanitizer; the release run covers it
   add_executable(chsim_scale_tests ${CMAKE_CURRENT_LIST_DIR}/scale_test.cc)
   target_link_libraries(chsim_scale_tests PRIVATE chsim_sim chsim::core GTest::gtest_main
                                                   chsim_warnings)
   add_test(NAME chsim_scale_tests COMMAND chsim_scale_tests)
-  set_tests_properties(chsim_scale_tests PROPERTIES LABELS "scale;slow" TIMEOUT 1200)
+  set_tests_properties(chsim_scale_tests PROPERTIES LABELS "scale;slow" TIMEOUT ${CHSIM_HANG_LONG_S})
 endif()

@@ -4,4 +4,4 @@
 # plain consumer, so the sanitizer runs skip it).
 add_test(NAME install_consumer
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/install_test.sh ${CMAKE_BINARY_DIR} $<TARGET_FILE:chsim>)
-set_tests_properties(install_consumer PROPERTIES LABELS install TIMEOUT 600)
+set_tests_properties(install_consumer PROPERTIES LABELS install TIMEOUT ${CHSIM_HANG_S})

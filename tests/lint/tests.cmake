@@ -3,7 +3,7 @@
 add_test(NAME lint_function_length
          COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check-function-length
                  ${PROJECT_SOURCE_DIR})
-set_tests_properties(lint_function_length PROPERTIES LABELS lint TIMEOUT 60)
+set_tests_properties(lint_function_length PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
 # The public headers of chsim::core are self-contained: each compiles alone
 # with only core/include (and system headers) on the include path, so no

@@ -6,4 +6,4 @@ add_test(NAME notebooks_clean
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_clean.py
                  ${PROJECT_SOURCE_DIR}/notebooks
                  --expect balance remapping throughput tuning report)
-set_tests_properties(notebooks_loader notebooks_clean PROPERTIES LABELS notebooks TIMEOUT 60)
+set_tests_properties(notebooks_loader notebooks_clean PROPERTIES LABELS notebooks TIMEOUT ${CHSIM_HANG_S})

@@ -13,7 +13,7 @@ add_test(NAME report_make
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_test.py report
                  --chsim $<TARGET_FILE:chsim> --source ${PROJECT_SOURCE_DIR}
                  --work ${CHSIM_REPORT_WORK})
-set_tests_properties(report_run PROPERTIES LABELS report TIMEOUT 600
+set_tests_properties(report_run PROPERTIES LABELS report TIMEOUT ${CHSIM_HANG_S}
                      FIXTURES_SETUP report_results)
-set_tests_properties(report_make PROPERTIES LABELS "report;python" TIMEOUT 1200
+set_tests_properties(report_make PROPERTIES LABELS "report;python" TIMEOUT ${CHSIM_HANG_LONG_S}
                      FIXTURES_REQUIRED report_results)

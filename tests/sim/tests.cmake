@@ -7,6 +7,6 @@ if(TARGET chsim)
     add_test(NAME sim_cli_${t}
              COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cli_test.py $<TARGET_FILE:chsim>
                      ${PROJECT_SOURCE_DIR} ${t})
-    set_tests_properties(sim_cli_${t} PROPERTIES LABELS sim TIMEOUT 600)
+    set_tests_properties(sim_cli_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
   endforeach()
 endif()

@@ -10,9 +10,9 @@ if(TARGET chsim)
   add_test(NAME slurm_script
            COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/script_test.py $<TARGET_FILE:chsim>
                    ${PROJECT_SOURCE_DIR})
-  set_tests_properties(slurm_script PROPERTIES LABELS slurm TIMEOUT 300)
+  set_tests_properties(slurm_script PROPERTIES LABELS slurm TIMEOUT ${CHSIM_HANG_S})
   add_test(NAME slurm_cluster
            COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cluster_test.py $<TARGET_FILE:chsim>
                    ${PROJECT_SOURCE_DIR})
-  set_tests_properties(slurm_cluster PROPERTIES LABELS "slurm;cluster" TIMEOUT 900)
+  set_tests_properties(slurm_cluster PROPERTIES LABELS "slurm;cluster" TIMEOUT ${CHSIM_HANG_S})
 endif()
