@@ -32,7 +32,7 @@ Paths: the notebooks find their inputs through environment variables (``input_sp
 defaulting under ``results/`` of this checkout, and write figures to ``figure_dir()``
 (``CHSIM_FIGURES_DIR``, default ``$CHSIM_RESULTS_DIR/figures``).
 
-Theory (DESIGN.md section 3): a node of a ring with v random points owns a share whose ratio
+Theory (docs/design.md#balance-theory): a node of a ring with v random points owns a share whose ratio
 to the mean is about Gamma(v, 1/v); by Wilson & Hilferty (1931) (X)^(1/3) ~ Normal(1 - a,
 a) with a = 1/(9v). ``wh_quantile`` gives its quantiles, ``max_ratio_quantile`` those of the
 largest of n such nodes (treated as independent), ``theory_cv``/``theory_max_over_mean`` the
@@ -683,7 +683,7 @@ def wide(summary: pd.DataFrame, metrics, step: int = 0, value: str = "mean") -> 
     return s.pivot_table(index=idx, columns="metric", values=value, dropna=False).reset_index()
 
 
-# --- theory (DESIGN.md section 3) ---------------------------------------------------------
+# --- theory (docs/design.md#balance-theory) ---------------------------------------------------------
 
 Z99 = NormalDist().inv_cdf(0.995)  # 2.5758...
 

@@ -1,7 +1,7 @@
 #include "chsim/md5.h"
 
 // MD5() is marked deprecated in OpenSSL 3 but remains its fastest MD5 entry
-// point (no provider fetch per call); see ../shared/limits.md.
+// point (no provider fetch per call); see docs/design.md#hashing-cost.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/md5.h>
 

@@ -7,11 +7,11 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
-#include "chsim/sim/metrics.h"
-#include "chsim/sim/scenario.h"
-#include "chsim/sim/spec_docs.h"
-#include "chsim/sim/workload.h"
-#include "commands.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/spec_docs.h"
+#include "sim/run/metrics.h"
+#include "sim/scenario/scenario.h"
+#include "sim/workload/workload.h"
 
 namespace chsim::cli {
 namespace {

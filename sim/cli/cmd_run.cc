@@ -12,15 +12,15 @@
 #include <thread>
 #include <vector>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/interrupt.h"
-#include "chsim/sim/plan.h"
-#include "chsim/sim/progress.h"
-#include "chsim/sim/provenance.h"
-#include "chsim/sim/results.h"
-#include "chsim/sim/runner.h"
-#include "chsim/sim/scenario.h"
-#include "commands.h"
+#include "sim/base/errors.h"
+#include "sim/base/interrupt.h"
+#include "sim/base/progress.h"
+#include "sim/cli/commands.h"
+#include "sim/results/provenance.h"
+#include "sim/results/results.h"
+#include "sim/run/plan.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
 
 namespace chsim::cli {
 namespace {

@@ -1,5 +1,5 @@
 // `chsim tune`: the least points per node a deployment needs for a target
-// max/mean at a confidence (see chsim/sim/tune.h for the method).
+// max/mean at a confidence (see sim/tune/tune.h for the method).
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -8,11 +8,11 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/results.h"
-#include "chsim/sim/server_list.h"
-#include "chsim/sim/tune.h"
-#include "commands.h"
+#include "sim/base/errors.h"
+#include "sim/cli/commands.h"
+#include "sim/results/results.h"
+#include "sim/scenario/server_list.h"
+#include "sim/tune/tune.h"
 
 namespace chsim::cli {
 namespace {

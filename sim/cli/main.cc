@@ -6,9 +6,9 @@
 #include <new>
 #include <string>
 
-#include "chsim/sim/errors.h"
 #include "chsim/simd.h"
-#include "commands.h"
+#include "sim/base/errors.h"
+#include "sim/cli/commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chsim: simulate and benchmark consistent hashing (Ketama and its successors)",

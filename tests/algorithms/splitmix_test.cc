@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "chsim/sim/rng.h"
+#include "sim/base/rng.h"
 
 namespace chsim {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "chsim/hasher.h"
-#include "chsim/sim/rng.h"
 #include "md5_isa_fixture.h"
+#include "sim/base/rng.h"
 
 namespace chsim {
 namespace {

@@ -18,7 +18,7 @@
 #include <string>
 
 #include "../../core/src/md5_multibuffer_impl.h"
-#include "chsim/sim/rng.h"
+#include "sim/base/rng.h"
 
 namespace {
 typedef uint32_t G4 __attribute__((vector_size(16)));

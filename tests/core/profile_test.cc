@@ -1,6 +1,6 @@
 // The float32 point-count formula the C and Java peers share, and the profile
-// registry. The 156-point values come from ../shared/ketama-peers.md, where
-// they were observed in libmemcached, twemproxy and spymemcached's weighted path.
+// registry. The 156-point counts (docs/design.md#peers) were observed in
+// libmemcached, twemproxy and spymemcached's weighted path.
 #include "chsim/profile.h"
 
 #include <gtest/gtest.h>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "chsim/sim/rng.h"
+#include "sim/base/rng.h"
 
 namespace chsim {
 namespace {

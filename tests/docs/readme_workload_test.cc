@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/json_reader.h"
-#include "chsim/sim/workload.h"
+#include "sim/base/errors.h"
+#include "sim/base/json_reader.h"
+#include "sim/workload/workload.h"
 
 namespace chsim::sim {
 

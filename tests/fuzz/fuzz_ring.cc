@@ -12,8 +12,8 @@
 
 #include "chsim/profile.h"
 #include "chsim/ring.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/server_list.h"
+#include "sim/base/errors.h"
+#include "sim/scenario/server_list.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

@@ -19,8 +19,8 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/scenario.h"
+#include "sim/base/errors.h"
+#include "sim/scenario/scenario.h"
 
 namespace {
 

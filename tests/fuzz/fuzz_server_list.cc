@@ -7,8 +7,8 @@
 #include <string>
 #include <unordered_set>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/server_list.h"
+#include "sim/base/errors.h"
+#include "sim/scenario/server_list.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

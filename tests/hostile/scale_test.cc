@@ -37,7 +37,7 @@ double Seconds(std::chrono::steady_clock::time_point t0) {
 
 // Exact shares of n nodes: every node owns part of the ring or table, the
 // largest at most 2 x the mean and the smallest at least 0.3 x. A ring node's
-// share is Gamma(v)/v-distributed (DESIGN.md section 3): with v = 100..160
+// share is Gamma(v)/v-distributed (docs/design.md#balance-theory): with v = 100..160
 // points the max over 10^5 nodes is ~1 + 4.4 / sqrt(v) <= 1.44 x the mean and
 // the min ~1 - 4.4 / sqrt(v) >= 0.56 x; maglev's table gives every node
 // floor or ceil of M / n entries (1.0 x), modulo exactly 1 / n. Exception:

@@ -5,6 +5,13 @@ add_test(NAME lint_function_length
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint_function_length PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
+# Includes and citations (tests/lint/source_rules.py; < 1 s): sim headers are
+# named from the repository root, *_internal.h headers stay in their folder,
+# and comments cite only files in the repository (docs/design.md's headings).
+add_test(NAME lint_source_rules
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/source_rules.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint_source_rules PROPERTIES LABELS lint TIMEOUT 60)
+
 # The public headers of chsim::core are self-contained: each compiles alone
 # with only core/include (and system headers) on the include path, so no
 # private (core/src) or sim header is reachable from them. Built with the

@@ -436,7 +436,7 @@ def check_figure_data(d, inputs):
         if t["answer"]["met"] and (not est or est[0]["probability"] < t["request"]["confidence"]):
             fail(f"{tf.name}: the answer's own exact check misses the confidence: {est}")
     checked.append(f"tuning: {len(list((d / 'tune').glob('*.json')))} answers")
-    # Two implementations of DESIGN.md section 3 agree: the loader's theory and chsim's rows.
+    # Two implementations of docs/design.md#balance-theory agree: the loader's theory and chsim's rows.
     sys.path.insert(0, str(SRC / "notebooks"))
     import chsim_results as cr
     for tf in sorted((d / "tune").glob("*.json")):

@@ -80,7 +80,7 @@ def test_schemas(tmp):
     if len(names) < 6:
         fail(f"expected the default suite in scenarios/, found {names}")
     perf = sorted(os.path.join("perf", n) for n in os.listdir(os.path.join(SOURCE, "scenarios", "perf"))
-                  if n.endswith(".json"))  # the runner-speed scenarios (scenarios/perf/measure)
+                  if n.endswith(".json"))  # the runner-speed scenarios (bench/runner-speed)
     if len(perf) < 2:
         fail(f"expected the runner-speed scenarios in scenarios/perf/, found {perf}")
     for name in names + perf:

@@ -1,15 +1,15 @@
 // Deployment's node bookkeeping: which nodes are live after a timeline, and
 // which ones "last" names (the most recently added live nodes), including
 // nodes removed and added back and after many removals.
-#include "chsim/sim/deployment.h"
+#include "sim/run/deployment.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/scenario.h"
+#include "sim/base/errors.h"
+#include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
 namespace {

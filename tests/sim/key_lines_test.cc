@@ -1,7 +1,7 @@
 // KeyLineReader (chsim locate's block reader) against a plain split of the
 // same bytes, across read-block boundaries, and its newline masks (SSE2 and
 // the portable 8-byte-word path) against a byte loop.
-#include "chsim/sim/key_lines.h"
+#include "sim/cli/key_lines.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/rng.h"
+#include "sim/base/errors.h"
+#include "sim/base/rng.h"
 
 namespace chsim::sim {
 namespace {

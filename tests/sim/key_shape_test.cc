@@ -1,6 +1,6 @@
 // Key shapes and node naming patterns: rendering, determinism, and one-line
 // errors for malformed templates.
-#include "chsim/sim/key_shape.h"
+#include "sim/workload/key_shape.h"
 
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/node_pattern.h"
-#include "chsim/sim/rng.h"
+#include "sim/base/errors.h"
+#include "sim/base/rng.h"
+#include "sim/scenario/node_pattern.h"
 
 namespace chsim::sim {
 namespace {

@@ -1,6 +1,6 @@
 // Balance and remapping figures on hand-computed inputs, and the metric
 // catalog's invariants.
-#include "chsim/sim/metrics.h"
+#include "sim/run/metrics.h"
 
 #include <gtest/gtest.h>
 

@@ -18,11 +18,11 @@
 #include <string>
 
 #include "chsim/algorithm.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/plan.h"
-#include "chsim/sim/rng.h"
-#include "chsim/sim/runner.h"
-#include "chsim/sim/scenario.h"
+#include "sim/base/errors.h"
+#include "sim/base/rng.h"
+#include "sim/run/plan.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
 namespace {

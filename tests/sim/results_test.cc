@@ -1,7 +1,7 @@
 // Result documents: merging shard files gives the rows of a single run,
 // merge refuses mismatched or incomplete shard sets, files are written
 // atomically, and results/README.md documents every metric and field.
-#include "chsim/sim/results.h"
+#include "sim/results/results.h"
 
 #include <gtest/gtest.h>
 
@@ -10,12 +10,12 @@
 #include <fstream>
 #include <sstream>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/metrics.h"
-#include "chsim/sim/provenance.h"
-#include "chsim/sim/runner.h"
-#include "chsim/sim/text_file.h"
 #include "chsim_source_dir.h"
+#include "sim/base/errors.h"
+#include "sim/base/text_file.h"
+#include "sim/results/provenance.h"
+#include "sim/run/metrics.h"
+#include "sim/run/runner.h"
 
 namespace chsim::sim {
 namespace {

@@ -1,7 +1,7 @@
 // The runner end to end, in process: determinism across thread counts, the
 // simulated ring against its theory (stated tolerances), remapping sanity per
 // algorithm family, capability fallbacks, shards, and interruption.
-#include "chsim/sim/runner.h"
+#include "sim/run/runner.h"
 
 #include <gtest/gtest.h>
 
@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/interrupt.h"
-#include "chsim/sim/results.h"
+#include "sim/base/errors.h"
+#include "sim/base/interrupt.h"
+#include "sim/results/results.h"
 
 namespace chsim::sim {
 namespace {
@@ -84,7 +84,7 @@ TEST(RunnerTest, ShardsPartitionTheCases) {
   for (auto& [index, count] : seen) EXPECT_EQ(count, 1) << index;
 }
 
-// DESIGN.md section 3: a ring node's load is Gamma(v)/v. Tolerances: the
+// docs/design.md#balance-theory: a ring node's load is Gamma(v)/v. Tolerances: the
 // share of nodes inside the Wilson-Hilferty 99% band is at least 0.975 (n =
 // 1000 gives a binomial sd of 0.003 around 0.99); the CV is within 8% of
 // 1/sqrt(v); max/mean is within 0.08 of 1 + sqrt(2 ln n / v) (the Gaussian

@@ -2,16 +2,16 @@
 // and bad input as one-line errors naming the file, the JSON pointer, what
 // was found and what is accepted. Also: every scenario of the default suite
 // loads.
-#include "chsim/sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
-#include "chsim/sim/errors.h"
-#include "chsim/sim/plan.h"
 #include "chsim_source_dir.h"
+#include "sim/base/errors.h"
+#include "sim/run/plan.h"
 
 namespace chsim::sim {
 namespace {

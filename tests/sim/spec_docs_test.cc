@@ -2,15 +2,15 @@
 // scenarios/schema.json (chsim list --schema) and README.md's algorithm table
 // (chsim list --markdown). When a spec changes, these fail until the files
 // are regenerated with those commands.
-#include "chsim/sim/spec_docs.h"
+#include "sim/cli/spec_docs.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "chsim/sim/scenario.h"
-#include "chsim/sim/text_file.h"
 #include "chsim_source_dir.h"
+#include "sim/base/text_file.h"
+#include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
 namespace {

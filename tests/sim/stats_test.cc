@@ -1,7 +1,7 @@
 // Statistics against published tables: Student's t quantiles (any table of
 // t_{0.975}), chi-square critical values (Abramowitz & Stegun table 26.8),
-// Q(1, x) = e^-x, and the ring theory formulas of DESIGN.md section 3.
-#include "chsim/sim/stats.h"
+// Q(1, x) = e^-x, and the ring theory formulas of docs/design.md#balance-theory.
+#include "sim/base/stats.h"
 
 #include <gtest/gtest.h>
 

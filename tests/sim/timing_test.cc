@@ -1,6 +1,6 @@
 // Throughput timing: CPU time, so time spent waiting for a core (a loaded
 // machine) is not counted; the cold first build is discarded.
-#include "chsim/sim/timing.h"
+#include "sim/run/timing.h"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 // random points, exact arc lengths; none of chsim's code) places the answer
 // within -5% / +10% of the true crossing. Also the analytic estimate,
 // monotonicity in target and confidence, and bad inputs.
-#include "chsim/sim/tune.h"
+#include "sim/tune/tune.h"
 
 #include <gtest/gtest.h>
 
@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "chsim/ring.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/rng.h"
+#include "sim/base/errors.h"
+#include "sim/base/rng.h"
 
 namespace chsim::sim {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "chsim/sim/workload.h"
+#include "sim/workload/workload.h"
 
 namespace chsim::sim {
 namespace {

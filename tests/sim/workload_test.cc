@@ -1,7 +1,7 @@
 // Workloads: keys are a pure function of (seed, index) for every generated
 // type; files stream line by line with weights and report bad lines by
 // file:line.
-#include "chsim/sim/workload.h"
+#include "sim/workload/workload.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "chsim/sim/errors.h"
+#include "sim/base/errors.h"
 
 namespace chsim::sim {
 namespace {

@@ -2,14 +2,14 @@
 // 1/k^s / H(N, s): Pearson chi-square over all ranks must not reject (these
 // seeds are fixed, so the test is deterministic; the thresholds are the 0.1%
 // critical values), and draws are a pure function of the stream.
-#include "chsim/sim/zipf.h"
+#include "sim/workload/zipf.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "chsim/sim/stats.h"
+#include "sim/base/stats.h"
 
 namespace chsim::sim {
 namespace {

@@ -1,6 +1,6 @@
 // MD5 (RFC 1321) of a byte string, through OpenSSL's one-shot MD5(): the
 // cheapest OpenSSL API (an EVP call with an implicit fetch costs 3-6x more for
-// short keys; ../shared/limits.md). Thread-safe, allocation-free.
+// short keys; docs/design.md#hashing-cost). Thread-safe, allocation-free.
 #ifndef CHSIM_MD5_H_
 #define CHSIM_MD5_H_
 

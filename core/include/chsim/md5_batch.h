@@ -8,7 +8,7 @@
 //
 // Why: one MD5 of a short key is a 64-step dependency chain (~110-140 ns);
 // lanes run independent chains side by side, ~10x the throughput
-// (../shared/limits.md). A Ketama lookup needs only digest bytes 0..3.
+// (docs/design.md#hashing-cost). A Ketama lookup needs only digest bytes 0..3.
 //
 // Results equal OpenSSL's MD5 bit for bit on every length (tests/core/
 // md5_batch_test.cc: lengths 0..1000, millions of random inputs, every ISA the

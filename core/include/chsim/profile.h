@@ -4,8 +4,8 @@
 // The named profiles (`spymemcached`, `spymemcached-libmemcached`,
 // `libmemcached`, `libmemcached-spy`, `libmemcached-ketama`, `twemproxy`,
 // `uhashring`) each match one peer exactly; tests/compat proves it against the
-// installed peers. The rules come from ../shared/ketama-peers.md (read from the
-// peers' bytecode and sources, then observed). `ResearchProfile` builds a ring
+// installed peers. The rules are in docs/design.md#peers (read from the peers'
+// bytecode and sources, then observed). `ResearchProfile` builds a ring
 // with any hasher and any points per node.
 //
 // Stability: a named profile's ring layout never changes across versions.

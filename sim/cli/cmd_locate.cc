@@ -1,0 +1,279 @@
+// `chsim locate` and `chsim ring`: map keys to servers, and print the ring,
+// exactly as a chosen peer client would.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/profile.h"
+#include "chsim/ring.h"
+#include "sim/base/errors.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/key_lines.h"
+#include "sim/scenario/server_list.h"
+
+namespace chsim::cli {
+namespace {
+
+struct RingOptions {
+  std::string servers;
+  std::string profile = "spymemcached";
+  std::string hash_algorithm;
+  std::string hasher;
+};
+
+void AddRingOptions(CLI::App* cmd, RingOptions& o) {
+  cmd->add_option("--servers", o.servers, "server list file: HOST[:PORT] [WEIGHT [NAME]] per line")
+      ->required();
+  cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
+      ->capture_default_str();
+  cmd->add_option("--hash-algorithm", o.hash_algorithm,
+                  "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
+  cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
+}
+
+struct BuiltRing {
+  sim::ServerList list;
+  Ring ring;
+};
+
+// The peer's ring over the list. `remove`: labels to leave out, as the peer
+// does when a server is removed (a Ketama ring is rebuilt from its list).
+BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>& remove = {}) {
+  BuiltRing b;
+  b.list = sim::LoadServerList(o.servers);
+  for (const std::string& label : remove) {
+    auto it = std::find_if(b.list.nodes.begin(), b.list.nodes.end(),
+                           [&](const Node& n) { return n.label == label; });
+    if (it == b.list.nodes.end()) {
+      throw sim::UsageError("--remove '" + label + "': found no such server in " + o.servers +
+                            " (or it was removed already); accepted: a label of the list");
+    }
+    b.list.nodes.erase(it);
+  }
+  if (b.list.nodes.empty())
+    throw sim::UsageError("--remove: every server removed; keep at least one");
+  Profile p;
+  try {
+    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher});
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+  try {
+    b.ring = Ring::Build(p, b.list.nodes, b.list.weighted);
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(o.servers + ": " + e.what());
+  }
+  return b;
+}
+
+// `chsim locate --algorithm NAME`: any algorithm of the registry (chsim
+// list), its parameters as flags made from the specs (points_per_node is
+// --points-per-node, alias --points), and removals applied after building.
+struct AlgorithmOptions {
+  std::string name;
+  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
+  std::vector<std::string> remove;                        // labels, in order
+};
+
+// Parameters the peer-profile options (AddRingOptions) already declare.
+bool IsRingOption(std::string_view param) {
+  return param == "profile" || param == "hash_algorithm" || param == "hasher";
+}
+
+std::string FlagOf(std::string_view param) {
+  std::string flag = "--" + std::string(param);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+// The flag as messages name it, with its alias ("--points-per-node/--points").
+std::string FlagName(std::string_view param) {
+  return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
+}
+
+void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
+  cmd->add_option("--algorithm", a.name,
+                  "an algorithm of chsim list instead of a peer profile; keys are hashed with "
+                  "--key-hasher, else --hasher, else the algorithm's default");
+  std::map<std::string, std::string> help;  // parameter -> "doc (algorithms)"
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    for (const ParamSpec& p : spec->params) {
+      std::string& h = help[std::string(p.name)];
+      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" : ", ") +
+           std::string(spec->name);
+    }
+  }
+  for (const auto& [param, text] : help) {
+    if (IsRingOption(param)) continue;
+    std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
+    cmd->add_option(names, a.given[param], text + ")");
+  }
+  cmd->add_option("--remove", a.remove,
+                  "remove this server (a label of --servers) after building; repeatable, applied "
+                  "in order (stateful algorithms: anchor, memento)")
+      ->allow_extra_args(false);  // one label each time; the keys file stays positional
+}
+
+// Rejects algorithm parameters without --algorithm, and any flag the
+// algorithm does not declare.
+void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
+  if (a.name.empty()) {
+    for (const auto& [param, text] : a.given) {
+      if (cmd->count(FlagOf(param)) > 0) {
+        throw sim::UsageError(FlagName(param) + " needs --algorithm NAME (see chsim list)");
+      }
+    }
+    return;
+  }
+  const AlgorithmSpec& spec = GetAlgorithm(a.name);
+  for (const char* param : {"profile", "hash_algorithm"}) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagOf(param) +
+                            " selects a peer profile; it cannot be combined with --algorithm " +
+                            a.name + " (use --algorithm ketama)");
+    }
+  }
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagName(param) + ": " + a.name + " has no parameter '" + param +
+                            "' (chsim list)");
+    }
+  }
+}
+
+// The algorithm's parameters from the flags given.
+Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
+                  const AlgorithmSpec& spec, const sim::ServerList& list) {
+  Params p;
+  p.weighted_list = list.weighted;
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) == 0) continue;
+    const ParamSpec& ps = *spec.FindParam(param);
+    try {  // the spec's message, naming the flag
+      const ParamValue v = ps.Parse(text, list.nodes.size());
+      ps.Check(spec.name, v);
+      p.Set(param, v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError(FlagName(param) + ": " + e.what());
+    }
+  }
+  const std::pair<const char*, const std::string*> ring_options[] = {
+      {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
+  for (const auto& [param, value] : ring_options) {
+    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
+  }
+  return p;
+}
+
+// Applies --remove in order; the ids of the list are its positions.
+void RemoveServers(Algorithm& algo, const sim::ServerList& list, const AlgorithmOptions& a,
+                   const std::string& servers) {
+  for (const std::string& label : a.remove) {
+    uint32_t id = 0;
+    while (id < list.nodes.size() && list.nodes[id].label != label) ++id;
+    if (id == list.nodes.size()) {
+      throw sim::UsageError("--remove '" + label + "': found no such server in " + servers +
+                            "; accepted: a label of the list");
+    }
+    try {
+      algo.Remove(id);
+    } catch (const std::exception& e) {  // Unsupported, std::invalid_argument (removed twice)
+      throw sim::UsageError("--remove '" + label + "': " + e.what());
+    }
+  }
+}
+
+void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
+                         const std::string& keys) {
+  sim::ServerList list = sim::LoadServerList(o.servers);
+  std::unique_ptr<Algorithm> algo;
+  const Hasher* hasher = nullptr;
+  try {
+    const AlgorithmSpec& spec = GetAlgorithm(a.name);
+    const Params given = FlagParams(cmd, o, a, spec, list);
+    const Params resolved = spec.Resolve(given);
+    std::string_view key_hasher = spec.KeyHasher(resolved);
+    if (!given.Has("key_hasher") && cmd->count("--hasher") > 0) key_hasher = o.hasher;
+    hasher = &GetHasher(key_hasher);
+    algo = spec.Make(list.nodes, given);
+  } catch (const Unsupported& e) {
+    throw sim::UsageError(o.servers + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+  RemoveServers(*algo, list, a, o.servers);
+  const bool stateful = algo->capabilities().stateful;
+  std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
+  sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
+    HashBatch(*hasher, block, hashes);
+    if (!stateful) return algo->LocateBatch({hashes.data(), block.size()}, owners);
+    for (size_t i = 0; i < block.size(); ++i) owners[i] = algo->Assign(hashes[i]);  // file order
+  });
+}
+
+}  // namespace
+
+void AddLocateCommand(CLI::App& app) {
+  // Static storage: the callbacks below run after this function returns.
+  static RingOptions options;
+  static std::string keys_path = "-";
+  auto* o = &options;
+  auto* keys = &keys_path;
+  CLI::App* cmd = app.add_subcommand(
+      "locate",
+      "Map keys to servers as a peer client would; prints KEY<TAB>SERVER per key line.\n"
+      "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt\n"
+      "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
+      "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
+      "keys.txt");
+  AddRingOptions(cmd, *o);
+  static AlgorithmOptions algorithm_options;
+  auto* algo = &algorithm_options;
+  AddAlgorithmOptions(cmd, *algo);
+  cmd->add_option("keys", *keys, "key file, one key per line, bytes verbatim ('-' = stdin)")
+      ->capture_default_str();
+  cmd->callback([cmd, o, algo, keys] {
+    CheckOptionMix(cmd, *algo);
+    if (!algo->name.empty()) {
+      LocateWithAlgorithm(cmd, *o, *algo, *keys);
+      return;
+    }
+    BuiltRing b = BuildFromOptions(*o, algo->remove);
+    sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
+      b.ring.LocateBatch(block, owners);
+    });
+  });
+}
+
+void AddRingCommand(CLI::App& app) {
+  static RingOptions options;
+  auto* o = &options;
+  CLI::App* cmd = app.add_subcommand(
+      "ring",
+      "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"
+      "Example: chsim ring --servers servers.txt --profile twemproxy");
+  AddRingOptions(cmd, *o);
+  cmd->callback([o] {
+    BuiltRing b = BuildFromOptions(*o);
+    sim::StdoutBuffer out;
+    auto points = b.ring.points();
+    auto owners = b.ring.owners();
+    for (size_t i = 0; i < points.size(); ++i) {
+      const std::string& label = b.list.nodes[owners[i]].label;
+      char* p = out.Reserve(label.size() + 12);
+      p = std::to_chars(p, p + 10, points[i]).ptr;
+      *p++ = '\t';
+      std::memcpy(p, label.data(), label.size());
+      p[label.size()] = '\n';
+      out.Commit(p + label.size() + 1);
+    }
+    out.Flush();
+  });
+}
+
+}  // namespace chsim::cli

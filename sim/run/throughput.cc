@@ -1,0 +1,156 @@
+// Throughput timing of one case: build time and ns per lookup (independent
+// and dependent lookups, with and without hashing the key), measured in
+// thread CPU time after the simulation, one case at a time; and the medians
+// of the Add / Remove times trial 0 measured as it applied the events.
+#include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
+
+#include "sim/base/interrupt.h"
+#include "sim/run/metrics.h"
+#include "sim/run/runner_internal.h"
+#include "sim/run/timing.h"
+
+namespace chsim::sim {
+namespace {
+
+volatile uint32_t g_opaque_zero = 0;  // read once per timing loop: defeats constant folding
+volatile uint64_t g_sink = 0;
+
+// The medians over the events of the per-event Add / Remove times trial 0
+// measured (EmitResize's rows), as step-0 rows; none without such rows.
+void EmitResizeMedians(CaseResult& r) {
+  for (auto [per_event, median] :
+       {std::pair{Metric("throughput.event_ns_per_add"), Metric("throughput.ns_per_add")},
+        std::pair{Metric("throughput.event_ns_per_remove"), Metric("throughput.ns_per_remove")}}) {
+    std::vector<double> v;
+    for (const MetricRow& row : r.rows) {
+      if (row.trial == 0 && row.metric == per_event.name()) v.push_back(row.value);
+    }
+    if (v.empty()) continue;
+    std::sort(v.begin(), v.end());
+    const size_t h = v.size() / 2;
+    r.rows.push_back(MetricRow{0, 0, median, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2});
+  }
+}
+
+}  // namespace
+
+void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
+  AdmitCaseSize(s, c, InitialWeights(s, c, 0));
+  std::vector<Node> nodes = InitialNodes(s, c, 0);
+  // Build time: median of up to `repetitions` builds, at most ~2 s in all,
+  // a cheap first build discarded as warm-up (timing.h).
+  std::unique_ptr<Algorithm> alg;
+  const double build_ms = MedianBuildMs(
+      [&] {
+        alg.reset();
+        alg = BuildCaseAlgorithm(s, c, nodes, Build::kReal);
+      },
+      s.throughput_repetitions, 2000, ThrowIfStopped);
+  // Keys: the case's workload (trial 0), packed; uniform "user:{n}" keys
+  // when it has none to index.
+  const Workload& w = *c.throughput_workload;
+  const uint64_t seed = SeedsForTrial(s.seed, 0).keys;
+  size_t m = s.throughput_keys;
+  if (w.units() < m) {
+    m = std::max<size_t>(16, static_cast<size_t>(w.units()));
+  }
+  size_t pow2 = 1;
+  while (pow2 * 2 <= m) pow2 *= 2;
+  m = pow2;  // a power of two, so the latency chain can wrap with a mask
+  std::string buffer, key;
+  std::vector<uint32_t> offsets, lengths;
+  std::vector<std::string_view> views;
+  for (size_t i = 0; i < m; ++i) {
+    w.KeyAt(seed, i % std::max<uint64_t>(1, w.units()), &key);
+    offsets.push_back(static_cast<uint32_t>(buffer.size()));
+    lengths.push_back(static_cast<uint32_t>(key.size()));
+    buffer += key;
+  }
+  for (size_t i = 0; i < m; ++i) views.emplace_back(buffer.data() + offsets[i], lengths[i]);
+  const Hasher& hasher = *c.algorithm.key_hasher;
+  std::vector<uint64_t> hashes(m);
+  for (size_t i = 0; i < m; ++i) hashes[i] = hasher(buffer.data() + offsets[i], lengths[i]);
+  std::vector<uint32_t> out(m);
+  // Items per timed call: all keys, or fewer for slow algorithms (rendezvous
+  // at 100,000 nodes) so that one call stays under a quarter of min_time.
+  size_t items = m;
+  {
+    const double t0 = ThreadCpuNs();
+    uint64_t acc = 0;
+    for (size_t i = 0; i < 16; ++i) acc += alg->Locate(hashes[i]);
+    g_sink = g_sink + acc;
+    double per = (ThreadCpuNs() - t0) / 16;
+    double budget = s.throughput_min_ms * 1e6 / 4;
+    while (items > 16 && static_cast<double>(items) * per * 4 > budget) items /= 2;
+  }
+  const Algorithm& a = *alg;
+  const uint32_t reps = s.throughput_repetitions, min_ms = s.throughput_min_ms;
+  const size_t mask = m - 1;
+  const char* data = buffer.data();
+  // Stateful algorithms are timed through Locate (no assignment). Batches
+  // may wrap around the end of the key set: [first, first + items) mod m.
+  // With the hash, independent keys take the simulator's own path (HashBatch:
+  // the multi-buffer MD5 for md5, then LocateBatch); dependent keys the
+  // hasher one key at a time (md5: chsim's one-block MD5).
+  std::vector<uint64_t> batch_hashes(items);
+  const std::function<void()> check = ThrowIfStopped;
+  double no_hash = MedianNsPerItem(
+      [&](size_t first) {
+        size_t len = std::min(items, m - first);
+        a.LocateBatch({hashes.data() + first, len}, {out.data(), len});
+        if (len < items)
+          a.LocateBatch({hashes.data(), items - len}, {out.data() + len, items - len});
+        g_sink = g_sink + out[0];
+      },
+      items, m, reps, min_ms, check);
+  double no_hash_latency = MedianNsPerItem(
+      [&](size_t first) {
+        uint32_t zero = g_opaque_zero, prev = 0;
+        size_t idx = first;
+        for (size_t i = 0; i < items; ++i) {
+          prev = a.Locate(hashes[idx] ^ (prev & zero));
+          idx = (idx + 1 + (prev & zero)) & mask;
+        }
+        g_sink = g_sink + prev;
+      },
+      items, m, reps, min_ms, check);
+  double with_hash = MedianNsPerItem(
+      [&](size_t first) {
+        size_t len = std::min(items, m - first);
+        HashBatch(hasher, {views.data() + first, len}, batch_hashes);
+        if (len < items) {
+          HashBatch(hasher, {views.data(), items - len}, {batch_hashes.data() + len, items - len});
+        }
+        a.LocateBatch(batch_hashes, {out.data(), items});
+        g_sink = g_sink + out[0];
+      },
+      items, m, reps, min_ms, check);
+  double with_hash_latency = MedianNsPerItem(
+      [&](size_t first) {
+        uint32_t zero = g_opaque_zero, prev = 0;
+        size_t idx = first;
+        for (size_t i = 0; i < items; ++i) {
+          prev = a.Locate(hasher.fn(data + offsets[idx] + (prev & zero), lengths[idx]));
+          idx = (idx + 1 + (prev & zero)) & mask;
+        }
+        g_sink = g_sink + prev;
+      },
+      items, m, reps, min_ms, check);
+  auto emit = [&r](MetricRef metric, double value) {
+    r.rows.push_back(MetricRow{0, 0, metric, value});
+  };
+  emit(Metric("throughput.ns_per_lookup"), no_hash);
+  emit(Metric("throughput.ns_per_lookup_latency"), no_hash_latency);
+  emit(Metric("throughput.ns_per_lookup_with_hash"), with_hash);
+  emit(Metric("throughput.ns_per_lookup_with_hash_latency"), with_hash_latency);
+  emit(Metric("throughput.lookups_per_second"), 1e9 / with_hash);
+  emit(Metric("throughput.build_ms"), build_ms);
+  EmitResizeMedians(r);
+  emit(Metric("throughput.memory_bytes_per_node"),
+       static_cast<double>(a.MemoryBytes()) / static_cast<double>(nodes.size()));
+}
+
+}  // namespace chsim::sim

@@ -1,0 +1,157 @@
+// Scenario: a versioned JSON file that describes a simulation sweep, parsed,
+// validated (by a typed reader that names the JSON pointer of each problem,
+// then against scenarios/schema.json) and expanded into resolved cases.
+//
+// The file format is documented in scenarios/schema.json and README.md. In
+// short: nodes (count + naming pattern + weights, or a server-list file),
+// algorithms (each parameter a value or a list), a key workload, an events
+// timeline, trials, a master seed and the metrics wanted.
+//
+// Parameters, their bounds and their order come from the algorithm specs
+// (chsim/algorithm.h); workload fields from the workload specs (workload.h).
+// Sweep expansion order (outermost first): algorithm entries in file order;
+// nodes.count; nodes.pattern; the entry's parameters in its spec's order;
+// the workload's axes in its spec's order (shape, keys, exponent). Each case
+// gets a stable id built from its values (not its position), and a seed
+// Derive(master seed, Tag(id)), so adding a case leaves the others alone.
+//
+// Resolve once, then run: a case holds everything a run needs as objects
+// (the algorithm spec and its checked parameters, the key hasher, the
+// compiled node pattern, the workload, the parsed labels of named adds), so
+// nothing is looked up by name while a case runs.
+//
+// Thread-safety: a Scenario is an immutable value after LoadScenario.
+#ifndef CHSIM_SIM_SCENARIO_SCENARIO_H_
+#define CHSIM_SIM_SCENARIO_SCENARIO_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+#include "sim/base/json_reader.h"
+#include "sim/scenario/node_pattern.h"
+#include "sim/workload/workload.h"
+
+namespace chsim::sim {
+
+inline constexpr int kScenarioSchemaVersion = 1;
+
+// Limits checked when a scenario is read.
+inline constexpr uint64_t kMaxScenarioNodes = 1'000'000;  // nodes.count, event counts
+inline constexpr uint64_t kMaxCases = 1'000'000;
+
+struct WeightSpec {
+  enum class Kind { kUniform, kExplicit, kRandomUniform, kChoice };
+  Kind kind = Kind::kUniform;
+  std::vector<uint32_t> values;  // kExplicit (one per node) or kChoice
+  uint32_t min = 1, max = 1;     // kRandomUniform (inclusive)
+};
+
+// An algorithm with one value per parameter (after sweep expansion).
+struct AlgorithmConfig {
+  const AlgorithmSpec* spec = nullptr;
+  Params params;                       // resolved: every parameter of the spec, checked
+  const Hasher* key_hasher = nullptr;  // applied to key bytes
+  Json shown;                          // the parameters as results report them
+  std::string_view name() const noexcept { return spec->name; }
+};
+
+struct EventSpec {
+  enum class Op { kAdd, kRemove, kFail, kReweight, kRestore };
+  enum class Select { kNone, kNamed, kRandom, kLast };
+  Op op = Op::kAdd;
+  Select select = Select::kNone;
+  uint32_t count = 0;              // add / random / last
+  std::vector<std::string> nodes;  // named
+  std::vector<Node> added;         // named add: the labels parsed as server-list lines
+  double fraction = 0;             // fail
+  uint32_t weight = 1;             // add, reweight
+  std::string pointer;             // "/events/2", for messages
+  std::string label;               // "remove random 1", for results
+};
+
+enum class OnUnsupported { kError, kSkip, kRebuild };
+enum class PerNode { kNone, kFirstTrial, kAll };
+
+struct CaseSpec {
+  size_t index = 0;
+  std::string id;
+  uint64_t seed = 0;
+  AlgorithmConfig algorithm;
+  uint32_t nodes = 0;                                   // node count (file: the list's size)
+  std::string pattern;                                  // naming pattern ("" for a node file)
+  std::shared_ptr<const NodePattern> compiled_pattern;  // of `pattern`, or of the add default
+  std::shared_ptr<const Workload> workload;
+  // What throughput timing uses: the workload, or uniform "user:{n}" keys
+  // when it has no indexed keys.
+  std::shared_ptr<const Workload> throughput_workload;
+  Json workload_shown;  // {"type": ...}
+  Json axes;            // swept values that are not algorithm parameters
+  std::string pointer;  // "/algorithms/1"
+};
+
+struct Scenario {
+  std::string path;  // as given
+  std::string name;
+  std::string description;
+  uint64_t seed = 0;
+  uint32_t trials = 1;
+  std::vector<uint32_t> counts;
+  std::vector<std::string> patterns;
+  uint32_t first_index = 1;
+  WeightSpec weights;
+  std::string node_file;  // resolved path, or ""
+  std::vector<Node> file_nodes;
+  bool file_weighted = false;
+  std::vector<EventSpec> events;
+  bool balance = true, remap = true, throughput = false;
+  double epsilon = 0.1;
+  OnUnsupported on_unsupported = OnUnsupported::kError;
+  PerNode per_node = PerNode::kFirstTrial;
+  bool transitions = false;
+  uint32_t throughput_keys = 65536;
+  uint32_t throughput_min_ms = 50;
+  uint32_t throughput_repetitions = 3;
+  Json resolved;  // the scenario with every default filled in
+  std::vector<CaseSpec> cases;
+
+  // Whether the node list spells weights out (a weights spec, or a weighted file).
+  bool weighted() const noexcept {
+    return file_weighted || weights.kind != WeightSpec::Kind::kUniform;
+  }
+  // Every algorithm the cases use, in order of first use.
+  std::vector<const AlgorithmSpec*> algorithms() const;
+};
+
+// Reads, validates and expands a scenario file. `seed_override` replaces the
+// master seed. Throws UsageError "FILE: /json/pointer: found X; accepted: Y".
+// A loaded scenario may still be refused by its plan (plan.h).
+Scenario LoadScenario(const std::string& path, std::optional<uint64_t> seed_override = {});
+
+// The same from text (tests); `path` names the text in messages and anchors
+// relative file paths.
+Scenario ParseScenario(std::string_view text, const std::string& path,
+                       std::optional<uint64_t> seed_override = {});
+
+// scenarios/schema.json as this chsim checks scenarios: the committed file
+// with its algorithm and workload parts made from the specs.
+const Json& ScenarioSchema();
+// The committed scenarios/schema.json, embedded at build time.
+std::string_view ScenarioSchemaText() noexcept;
+// ScenarioSchema() in the committed file's layout: `chsim list --schema`
+// prints it; a test checks the committed file equals it.
+std::string FormatScenarioSchema();
+
+// Validates `doc` against ScenarioSchema() with valijson. Returns "" when
+// valid, else "/pointer: what is wrong".
+std::string ValidateAgainstSchema(const nlohmann::json& doc);
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_SCENARIO_SCENARIO_H_

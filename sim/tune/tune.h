@@ -1,0 +1,132 @@
+// Tuning: the least points per node (Ketama ring) that keeps the hottest
+// node's load over the mean at or under a target, with a stated confidence
+// over node-name draws; or, for a given server list, exactly.
+//
+// Method (docs/design.md#tune):
+//  1. Analytic first guess. A node's share of a ring with v random points per
+//     node is Gamma(v)/sum (its arcs are v exponential spacings), so
+//     share/mean ~ Gamma(v, 1/v); by Wilson & Hilferty (1931),
+//     (X/v)^(1/3) ~ Normal(1 - a, a), a = 1/(9v). Treating nodes as
+//     independent, P(max/mean <= t) ~ Phi(((t^(1/3)) - 1 + a) / sqrt(a))^n.
+//  2. Model search: Monte Carlo of that Gamma model (normalised, so it is the
+//     exact Dirichlet law of shares for uniform points), common random numbers
+//     across candidates, binary search for the least v whose estimated
+//     probability reaches the confidence.
+//  3. Exact check: real rings built with the profile's hashers over drawn node
+//     names, exact structural shares. Starting at the model's answer, a
+//     bracket (steps of 4%, 8%, 16%, ...) then a bisection on the exact check
+//     alone; every candidate sees the same name draws (as many as the time
+//     budget allows for about six candidates, at most `max_exact_draws`).
+//
+// The rule: a candidate v meets the target when the observed share of its
+// exact draws with max/mean <= target is >= the confidence. The answer is the
+// least candidate that meets it whose lower neighbour on the grid (points come
+// in steps of 4 for MD5 digests) was checked and does not, so the line printed
+// and the exact-check figure it quotes always agree. If the next candidate
+// would overrun the time budget, the search stops unsettled: `answer` is the
+// least candidate seen to meet the target (safe, perhaps too large) and
+// [doubt_low, doubt_high] the candidates the check has not decided. A given
+// server list is deterministic (one draw: its own names), settled always.
+// Probabilities carry Wilson score intervals.
+//
+// Thread-safety: Tune is reentrant; it runs `threads` worker threads itself.
+// Determinism: the same request and seed give the same answer and the same
+// estimates on any thread count (timings aside).
+#ifndef CHSIM_SIM_TUNE_TUNE_H_
+#define CHSIM_SIM_TUNE_TUNE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "chsim/node.h"
+#include "chsim/profile.h"
+
+namespace chsim::sim {
+
+enum class TuneMetric { kStructural, kSampled };
+
+// What `algorithm` tunes: ring -> points per node; maglev -> table size (a
+// prime); multi_probe -> probes.
+enum class TuneObjective {
+  kMaxOverMean,  // max load / expected load <= target
+  kExcessChurn,  // maglev: keys moved beyond the removed node's, on removing one node, <= target
+};
+
+struct TuneRequest {
+  std::string algorithm = "ring";  // ring | maglev | multi_probe
+  TuneObjective objective = TuneObjective::kMaxOverMean;
+  std::string hasher = "xxh3";  // maglev / multi_probe node hasher
+  Profile profile;              // the ring's rules; points_per_node is what is tuned
+  std::vector<Node> nodes;      // given list (weights honoured), or empty: draw `n` names
+  bool weighted = false;        // the given list spells weights
+  uint32_t n = 0;               // node count when names are drawn
+  double target = 1.10;         // max load / expected load <= target
+  double confidence = 0.95;     // probability over name draws
+  TuneMetric metric = TuneMetric::kStructural;
+  uint64_t keys = 1'000'000;    // for kSampled
+  uint32_t model_draws = 2000;  // Monte Carlo draws per candidate (model)
+  uint32_t max_exact_draws = 2000;
+  double time_budget_seconds = 20;  // for the exact check; > 0, +inf: no time limit
+  uint64_t seed = 1;
+  int threads = 1;
+};
+
+struct TuneEstimate {
+  uint32_t points = 0;  // the tuned value: points per node (the base for weighted
+                        // lists), maglev table size or multi_probe probes
+  std::string method;   // "analytic", "model", "exact", "given-list"
+  uint32_t draws = 0;
+  uint32_t successes = 0;
+  double probability = 0;          // successes / draws
+  double ci_low = 0, ci_high = 0;  // Wilson 95% interval of probability
+  double median_max_over_mean = 0;
+  double p95_max_over_mean = 0;
+};
+
+struct TuneCost {
+  uint32_t points = 0;
+  uint64_t ring_points = 0;
+  uint64_t memory_bytes = 0;
+  double build_ms = 0;   // wall time, not deterministic
+  double lookup_ns = 0;  // wall time, key hash included
+};
+
+struct TuneResult {
+  uint32_t answer = 0;        // least points per node meeting the target (see the rule above)
+  bool met = false;           // false if no candidate up to the limit met it
+  bool settled = true;        // false: the budget ran out before the answer was known
+  uint32_t doubt_low = 0;     // unsettled: the candidates still in doubt are
+  uint32_t doubt_high = 0;    //   doubt_low..doubt_high (doubt_high 0: above doubt_low)
+  uint32_t model_answer = 0;  // the model search's answer (drawn names only)
+  uint32_t exact_draws = 0;   // name draws per exact candidate
+  double analytic = 0;        // continuous analytic estimate
+  std::vector<TuneEstimate> estimates;  // every candidate evaluated, in order
+  TuneEstimate current;                 // the profile's own setting
+  TuneCost cost_answer, cost_current;
+  // Given list only: the list as is.
+  double list_max_over_mean = 0;
+  std::string hottest_label;
+  std::string summary;  // one line for humans
+};
+
+inline constexpr uint32_t kTuneMaxPoints = 100'000;
+inline constexpr uint32_t kTuneMaxTableSize = 100'000'007;  // a prime
+inline constexpr uint32_t kTuneMaxProbes = 1024;
+
+using TuneProgress = std::function<void(const std::string&)>;
+
+// REQUIRES: 1 < target; 0 < confidence < 1; nodes non-empty or n >= 2.
+TuneResult Tune(const TuneRequest& request, const TuneProgress& progress = {});
+
+// Analytic least v (continuous) for n equal nodes; +inf when unreachable.
+double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node = 0);
+
+// Wilson score interval for k successes in m trials at z = 1.96.
+void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi);
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_TUNE_TUNE_H_
