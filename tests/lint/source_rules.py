@@ -73,7 +73,9 @@ def main():
             m = INCLUDE.match(line)
             if m and code:
                 check_include(root, path, i, m.group(1), errors)
-            if path != "tests/lint/source_rules.py" and OUTSIDE.search(line):
+            if path == "tests/lint/source_rules.py":
+                continue  # its own doc names the patterns
+            if OUTSIDE.search(line):
                 errors.append(f"{path}:{i}: cites a file outside the repository "
                               f"({OUTSIDE.search(line).group(0)}); cite docs/design.md#section")
             for a in CITE.findall(line):

@@ -10,7 +10,7 @@ set_tests_properties(lint_function_length PROPERTIES LABELS lint TIMEOUT ${CHSIM
 # and comments cite only files in the repository (docs/design.md's headings).
 add_test(NAME lint_source_rules
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/source_rules.py ${PROJECT_SOURCE_DIR})
-set_tests_properties(lint_source_rules PROPERTIES LABELS lint TIMEOUT 60)
+set_tests_properties(lint_source_rules PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
 # The public headers of chsim::core are self-contained: each compiles alone
 # with only core/include (and system headers) on the include path, so no
