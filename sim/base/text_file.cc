@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 
 #include "sim/base/errors.h"
@@ -55,6 +56,13 @@ std::string Quote(std::string_view value) {
     }
   }
   return out + "'";
+}
+
+std::string ResolveBeside(const std::string& anchor, const std::string& path) {
+  std::filesystem::path p(path);
+  if (p.is_absolute()) return path;
+  std::filesystem::path base = std::filesystem::path(anchor).parent_path();
+  return (base / p).lexically_normal().string();
 }
 
 }  // namespace chsim::sim

@@ -15,6 +15,10 @@ std::string ReadFileOrStdin(const std::string& path, size_t max_bytes = size_t{1
 // bytes), anything else as \xNN.
 std::string Quote(std::string_view value);
 
+// `path` as given when absolute, else relative to the folder of the file
+// `anchor` (a scenario naming its node list or key file), normalised.
+std::string ResolveBeside(const std::string& anchor, const std::string& path);
+
 }  // namespace chsim::sim
 
 #endif  // CHSIM_SIM_BASE_TEXT_FILE_H_

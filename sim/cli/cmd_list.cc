@@ -1,6 +1,7 @@
 // `chsim list`: the profiles, hashers, algorithms (with their parameters and
-// capabilities, from the specs), workloads and metrics chsim offers; and
-// `chsim list --schema`, scenarios/schema.json as chsim checks scenarios.
+// capabilities, from the specs), workloads and metrics chsim offers; `--json`,
+// the same as one machine-readable catalog; `--schema`, scenarios/schema.json;
+// `--markdown TABLE`, README's tables.
 #include <cstdio>
 #include <string>
 
@@ -83,29 +84,44 @@ void List() {
 }  // namespace
 
 void AddListCommand(CLI::App& app) {
-  static bool schema = false;
-  static bool markdown = false;
+  static bool schema = false, json = false;
+  static std::string markdown;
   CLI::App* cmd = app.add_subcommand(
       "list",
       "List profiles, hashers, algorithms (parameters, capabilities, paper), scenario workloads\n"
       "and result metrics, each with a one-line description.\n"
       "Examples: chsim list\n"
+      "          chsim list --json                             # the same, machine-readable\n"
       "          chsim list --schema > scenarios/schema.json   # regenerate the scenario schema\n"
-      "          chsim list --markdown                         # README's algorithm table");
+      "          chsim list --markdown workloads               # README's workload list");
+  cmd->add_flag("--json", json,
+                "print the catalog as JSON: algorithms (parameters, ranges, defaults, "
+                "capabilities, paper, year), workloads and their fields, metrics, profiles, "
+                "hashers, the scenario format's rows");
   cmd->add_flag("--schema", schema,
-                "print scenarios/schema.json with its algorithm and workload parts made from the "
-                "specs (what chsim checks scenarios against)");
-  cmd->add_flag("--markdown", markdown, "print README.md's algorithm table (made from the specs)");
+                "print scenarios/schema.json, made from the rows of the scenario format and the "
+                "algorithm specs");
+  static CLI::Option* table =
+      cmd->add_option("--markdown", markdown,
+                      "print one of README.md's tables, made from the specs: algorithms "
+                      "(alone: the default), workloads or limits")
+          ->expected(0, 1)
+          ->check(CLI::IsMember({"algorithms", "workloads", "limits"}));
   cmd->callback([] {
-    if (markdown) {
-      std::fputs(sim::AlgorithmTableMarkdown().c_str(), stdout);
-      return;
-    }
-    if (schema) {
+    if (table->count() > 0 && markdown.empty()) markdown = "algorithms";
+    if (json) {
+      std::fputs((sim::CatalogJson().dump(2) + "\n").c_str(), stdout);
+    } else if (schema) {
       std::fputs(sim::FormatScenarioSchema().c_str(), stdout);
-      return;
+    } else if (markdown == "algorithms") {
+      std::fputs(sim::AlgorithmTableMarkdown().c_str(), stdout);
+    } else if (markdown == "workloads") {
+      std::fputs(sim::WorkloadListMarkdown().c_str(), stdout);
+    } else if (markdown == "limits") {
+      std::fputs(sim::LimitsTableMarkdown().c_str(), stdout);
+    } else {
+      List();
     }
-    List();
   });
 }
 

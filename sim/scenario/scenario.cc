@@ -1,7 +1,8 @@
-// Loading a scenario: one stage per part of the document (header, nodes,
-// workload, events, options, each algorithm entry), then the sweep expansion
-// and the resolution of each case, then the schema check and the resolved
-// document. Every value is checked where it is read, with its JSON pointer.
+// Loading a scenario: the document is checked against the rows of the format
+// (ScenarioFields, once), then one stage per part (header, nodes, workload,
+// events, options) turns the checked values into the scenario with the checks
+// that span fields, each algorithm entry is read from its spec, the sweep is
+// expanded and each case resolved, and the resolved document made.
 #include "sim/scenario/scenario.h"
 
 #include <algorithm>
@@ -20,8 +21,6 @@ namespace {
 // JSON nesting: a scenario needs 4 levels; deeper input is refused at parse
 // time (a 10^5-deep array would overflow the stack of any recursive walk).
 constexpr int kMaxDepth = 64;
-constexpr char kDefaultPattern[] = "10.{i/65536%256}.{i/256%256}.{i%256}:11211";
-constexpr uint32_t kMaxWeight = 0x7fffffff;
 
 Json ParseJson(std::string_view text, const std::string& path) {
   try {
@@ -41,133 +40,82 @@ Json ParseJson(std::string_view text, const std::string& path) {
   }
 }
 
-uint64_t ParseSeed(const JsonReader& r) {
-  const char* accepted = "an integer 0..2^64-1, or a string of its decimal digits";
-  if (!r.value().is_string()) return r.Uint(0, UINT64_MAX);
-  const std::string s = r.value().get<std::string>();
-  if (s.empty() || s.size() > 20) r.Fail(accepted);
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') r.Fail(accepted);
-    uint64_t d = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - d) / 10) r.Fail(accepted);
-    v = v * 10 + d;
-  }
-  return v;
+// The rows' default node pattern (node files use it for adds by count).
+const std::string& DefaultPattern() {
+  static const std::string pattern = [] {
+    const FieldSpec* nodes = ScenarioFields().Find("nodes");
+    const FieldSpec* p = nodes->alternatives[0].object->Find("pattern");
+    return Json::parse(p->default_json).get<std::string>();
+  }();
+  return pattern;
 }
 
-std::string ResolvePath(const std::string& scenario_path, const std::string& file) {
-  std::filesystem::path p(file);
-  if (p.is_absolute()) return file;
-  std::filesystem::path base = std::filesystem::path(scenario_path).parent_path();
-  return (base / p).lexically_normal().string();
-}
-
-// --- Stages -------------------------------------------------------------
-
-void ReadHeader(const JsonReader& root, std::optional<uint64_t> seed_override, Scenario* s) {
-  root.Object({"$schema", "schema_version", "name", "description", "seed", "trials", "nodes",
-               "algorithms", "workload", "events", "metrics", "epsilon", "on_unsupported", "output",
-               "throughput"});
-  root.Require("schema_version", "the scenario format version, 1");
-  if (root.At("schema_version").Uint(1, 1000) != kScenarioSchemaVersion) {
-    root.At("schema_version").Fail("1 (this chsim reads scenario format 1)");
-  }
-  root.Require("name", "a short name for the scenario");
-  s->name = root.At("name").String("a name of letters, digits, '.', '_' or '-'");
-  if (s->name.empty() || s->name.size() > 100 ||
-      s->name.find_first_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
-          std::string::npos) {
-    root.At("name").Fail("1..100 letters, digits, '.', '_' or '-'");
-  }
-  if (root.Has("description")) s->description = root.At("description").String("a string");
-  s->seed = root.Has("seed") ? ParseSeed(root.At("seed")) : 1;
-  if (seed_override) s->seed = *seed_override;
-  if (root.Has("trials")) s->trials = static_cast<uint32_t>(root.At("trials").Uint(1, 10000));
-}
-
-std::vector<uint32_t> ReadWeightList(const JsonReader& r) {
-  std::vector<uint32_t> out;
-  for (size_t i = 0; i < r.value().size(); ++i) {
-    out.push_back(static_cast<uint32_t>(r.At(i).Uint(1, kMaxWeight)));
-  }
+template <typename T>
+std::vector<T> Values(const Json& list) {
+  std::vector<T> out;
+  for (const Json& v : list) out.push_back(v.get<T>());
   return out;
 }
 
-void ReadWeights(const JsonReader& w, Scenario* s) {
-  const char* accepted =
-      "\"uniform\", a list of integer weights (one per node), {\"min\": A, \"max\": B} or "
-      "{\"choice\": [w, ...]}";
-  if (w.value().is_string()) {
-    if (w.value().get<std::string>() != "uniform") w.Fail(accepted);
-  } else if (w.value().is_array()) {
-    if (w.value().empty()) w.Fail(accepted);
+// --- Stages: each turns checked values (ScenarioFields, defaults filled in)
+// into the scenario, with the checks that span fields. ----------------------
+
+void ReadHeader(const Json& v, std::optional<uint64_t> seed_override, Scenario* s) {
+  s->name = v["name"].get<std::string>();
+  if (v.contains("description")) s->description = v["description"].get<std::string>();
+  const Json& seed = v["seed"];
+  s->seed = seed.is_string() ? std::stoull(seed.get<std::string>()) : seed.get<uint64_t>();
+  if (seed_override) s->seed = *seed_override;
+  s->trials = v["trials"].get<uint32_t>();
+}
+
+void ReadWeights(const JsonReader& w, const Json& v, Scenario* s) {
+  if (v.is_string()) return;  // "uniform"
+  if (v.is_array()) {
     s->weights.kind = WeightSpec::Kind::kExplicit;
-    s->weights.values = ReadWeightList(w);
+    s->weights.values = Values<uint32_t>(v);
     for (uint32_t c : s->counts) {
       if (c != s->weights.values.size()) {
         w.FailMessage("found " + std::to_string(s->weights.values.size()) + " weights for " +
                       std::to_string(c) + " nodes; accepted: one weight per node");
       }
     }
-  } else if (w.value().is_object() && w.Has("choice")) {
-    w.Object({"choice"});
-    JsonReader c = w.At("choice");
-    if (!c.value().is_array() || c.value().empty()) c.Fail("a non-empty list of weights");
+  } else if (v.contains("choice")) {
     s->weights.kind = WeightSpec::Kind::kChoice;
-    s->weights.values = ReadWeightList(c);
-  } else if (w.value().is_object()) {
-    w.Object({"min", "max"});
-    w.Require("min", "smallest weight");
-    w.Require("max", "largest weight");
-    s->weights.kind = WeightSpec::Kind::kRandomUniform;
-    s->weights.min = static_cast<uint32_t>(w.At("min").Uint(1, kMaxWeight));
-    s->weights.max = static_cast<uint32_t>(w.At("max").Uint(s->weights.min, kMaxWeight));
+    s->weights.values = Values<uint32_t>(v["choice"]);
   } else {
-    w.Fail(accepted);
+    s->weights.kind = WeightSpec::Kind::kRandomUniform;
+    s->weights.min = v["min"].get<uint32_t>();
+    const FieldSpec& max = *ScenarioFields()
+                                .Find("nodes")
+                                ->alternatives[0]
+                                .object->Find("weights")
+                                ->alternatives[2]
+                                .object->Find("max");
+    s->weights.max = static_cast<uint32_t>(w.At("max").Uint(s->weights.min, max.max));
   }
 }
 
-void ReadNodeFile(const JsonReader& nodes, const std::string& path, Scenario* s) {
-  for (const char* k : {"count", "pattern", "first_index", "weights"}) {
-    if (nodes.Has(k)) {
-      nodes.At(k).FailMessage(std::string("'") + k +
-                              "' cannot be combined with 'file' (the file lists the nodes)");
-    }
-  }
-  s->node_file = ResolvePath(path, nodes.At("file").String("a server-list file path"));
+void ReadNodeFile(const JsonReader& file, Scenario* s) {
+  s->node_file = ResolveBeside(file.file(), file.value().get<std::string>());
   ServerList list;
   try {
     list = LoadServerList(s->node_file);
   } catch (const UsageError& e) {
-    throw UsageError(nodes.At("file").where() + ": " + e.what());
+    throw UsageError(file.where() + ": " + e.what());
   }
   s->file_nodes = std::move(list.nodes);
   s->file_weighted = list.weighted;
   s->counts = {static_cast<uint32_t>(s->file_nodes.size())};
 }
 
-void ReadNodes(const JsonReader& root, Scenario* s) {
-  root.Require("nodes", "count and naming pattern, or a server-list file");
-  JsonReader nodes = root.At("nodes");
-  nodes.Object({"count", "pattern", "first_index", "weights", "file"});
-  if (nodes.Has("file")) return ReadNodeFile(nodes, root.file(), s);
-  nodes.Require("count", "how many nodes, or a list of counts");
-  s->counts = nodes.At("count").List(
-      [](const JsonReader& r) { return static_cast<uint32_t>(r.Uint(1, kMaxScenarioNodes)); });
-  s->patterns = {kDefaultPattern};
-  if (nodes.Has("pattern")) {
-    s->patterns = nodes.At("pattern").List([](const JsonReader& r) {
-      std::string p = r.String("a naming pattern such as \"10.0.{i/256}.{i%256}:11211\"");
-      NodePattern::Compile(p, r.where());
-      return p;
-    });
-  }
-  if (nodes.Has("first_index")) {
-    s->first_index = static_cast<uint32_t>(nodes.At("first_index").Uint(0, 1u << 30));
-  }
-  if (nodes.Has("weights")) ReadWeights(nodes.At("weights"), s);
+void ReadNodes(const JsonReader& root, const Json& v, Scenario* s) {
+  const JsonReader nodes = root.At("nodes");
+  if (v.contains("file")) return ReadNodeFile(nodes.At("file"), s);
+  s->counts = Values<uint32_t>(v["count"]);
+  s->patterns = Values<std::string>(v["pattern"]);
+  s->first_index = v["first_index"].get<uint32_t>();
+  if (!v["weights"].is_string()) ReadWeights(nodes.At("weights"), v["weights"], s);
 }
 
 struct WorkloadPart {
@@ -175,17 +123,12 @@ struct WorkloadPart {
   WorkloadFields fields;
 };
 
-WorkloadPart ReadWorkload(const JsonReader& root, const Json& default_workload) {
-  const JsonReader w = root.Has("workload")
-                           ? root.At("workload")
-                           : JsonReader(root.file(), &default_workload, "/workload");
-  std::vector<std::string> types;
-  for (const WorkloadSpec* spec : AllWorkloads()) types.emplace_back(spec->name);
-  if (!w.value().is_object()) w.Fail("an object with a \"type\"");
-  w.Require("type", JoinNames(types));
+WorkloadPart ReadWorkload(const JsonReader& root, const Json& v) {
   WorkloadPart part;
-  part.spec = FindWorkload(w.At("type").Enum(types));
-  part.fields = part.spec->read(w, root.file());
+  part.spec = FindWorkload(v["type"].get<std::string>());
+  const Json none = Json::object();
+  part.fields =
+      SplitWorkloadFields(*part.spec, v, root.Has("workload") ? root.At("workload").value() : none);
   return part;
 }
 
@@ -197,151 +140,84 @@ std::vector<Node> ParseLabels(const std::vector<std::string>& labels, uint32_t w
   return ParseServerList(text, where).nodes;
 }
 
-void ReadNodeLabels(const JsonReader& r, EventSpec* spec) {
-  if (!r.value().is_array() || r.value().empty()) r.Fail("a non-empty list of node labels");
-  for (size_t j = 0; j < r.value().size(); ++j)
-    spec->nodes.push_back(r.At(j).String("a node label"));
-}
-
-// The selection of remove (nodes, random or last) and reweight (nodes or random).
-void ReadSelection(const JsonReader& e, bool allow_last, EventSpec* spec) {
-  int given = e.Has("nodes") + e.Has("random") + (allow_last && e.Has("last"));
-  if (given != 1) {
-    e.FailMessage("found " + std::to_string(given) +
-                  " selections; accepted: exactly one of \"nodes\": [labels], \"random\": count" +
-                  (allow_last ? ", \"last\": count" : ""));
-  }
-  if (e.Has("nodes")) {
+// The selection of add (count or nodes), remove (nodes, random or last) and
+// reweight (nodes or random), and its label: "remove random 1",
+// "reweight n1, n2 to 5".
+void ReadSelection(const std::string& op, const Json& v, EventSpec* spec) {
+  std::string what;
+  if (v.contains("nodes")) {
     spec->select = EventSpec::Select::kNamed;
-    ReadNodeLabels(e.At("nodes"), spec);
-  } else if (e.Has("random")) {
+    spec->nodes = Values<std::string>(v["nodes"]);
+    what = JoinNames(spec->nodes);
+  } else if (v.contains("random")) {
     spec->select = EventSpec::Select::kRandom;
-    spec->count = static_cast<uint32_t>(e.At("random").Uint(1, kMaxScenarioNodes));
-  } else {
+    spec->count = v["random"].get<uint32_t>();
+    what = "random " + std::to_string(spec->count);
+  } else if (v.contains("last")) {
     spec->select = EventSpec::Select::kLast;
-    spec->count = static_cast<uint32_t>(e.At("last").Uint(1, kMaxScenarioNodes));
+    spec->count = v["last"].get<uint32_t>();
+    what = "last " + std::to_string(spec->count);
+  } else {
+    spec->count = v["count"].get<uint32_t>();  // add by count (Select::kNone)
+    what = std::to_string(spec->count);
   }
+  spec->label = op + " " + what;
+  if (spec->op == EventSpec::Op::kReweight) spec->label += " to " + std::to_string(spec->weight);
 }
 
-void ReadAdd(const JsonReader& e, EventSpec* spec) {
-  e.Object({"op", "count", "nodes", "weight"});
-  if (e.Has("nodes") == e.Has("count")) {
-    e.FailMessage(
-        "accepted: exactly one of \"count\": k (named by the pattern) or \"nodes\": [labels]");
-  }
-  if (e.Has("weight")) spec->weight = static_cast<uint32_t>(e.At("weight").Uint(1, kMaxWeight));
-  if (e.Has("count")) {
-    spec->count = static_cast<uint32_t>(e.At("count").Uint(1, kMaxScenarioNodes));
-    spec->label = "add " + std::to_string(spec->count);
-    return;
-  }
-  spec->select = EventSpec::Select::kNamed;
-  ReadNodeLabels(e.At("nodes"), spec);
-  spec->label = "add " + JoinNames(spec->nodes);
-  spec->added = ParseLabels(spec->nodes, spec->weight, e.where() + ": nodes");
-}
-
-// "remove random 1", "reweight n1, n2 to 5".
-std::string SelectionLabel(const std::string& op, const EventSpec& spec) {
-  std::string label = op + " ";
-  if (spec.select == EventSpec::Select::kNamed) label += JoinNames(spec.nodes);
-  if (spec.select == EventSpec::Select::kRandom) label += "random " + std::to_string(spec.count);
-  if (spec.select == EventSpec::Select::kLast) label += "last " + std::to_string(spec.count);
-  if (spec.op == EventSpec::Op::kReweight) label += " to " + std::to_string(spec.weight);
-  return label;
-}
-
-EventSpec ReadEvent(const JsonReader& e) {
-  if (!e.value().is_object()) e.Fail("an object with an \"op\"");
-  e.Require("op", "add, remove, fail, reweight or restore");
-  const std::string op = e.At("op").Enum({"add", "remove", "fail", "reweight", "restore"});
+EventSpec ReadEvent(const JsonReader& e, const Json& v) {
+  static constexpr std::pair<std::string_view, EventSpec::Op> kOps[] = {
+      {"add", EventSpec::Op::kAdd},
+      {"remove", EventSpec::Op::kRemove},
+      {"fail", EventSpec::Op::kFail},
+      {"reweight", EventSpec::Op::kReweight},
+      {"restore", EventSpec::Op::kRestore}};
+  const std::string op = v["op"].get<std::string>();
   EventSpec spec;
   spec.pointer = e.pointer();
-  if (op == "add") {
-    spec.op = EventSpec::Op::kAdd;
-    ReadAdd(e, &spec);
-  } else if (op == "remove") {
-    e.Object({"op", "nodes", "random", "last"});
-    spec.op = EventSpec::Op::kRemove;
-    ReadSelection(e, true, &spec);
-    spec.label = SelectionLabel(op, spec);
-  } else if (op == "fail") {
-    e.Object({"op", "fraction"});
-    spec.op = EventSpec::Op::kFail;
-    e.Require("fraction", "share of live nodes that fail, 0 < f < 1");
-    spec.fraction = e.At("fraction").Number(0.0, 1.0, true, "a number > 0 and < 1");
-    if (spec.fraction >= 1.0) e.At("fraction").Fail("a number > 0 and < 1");
+  for (const auto& [name, value] : kOps) {
+    if (name == op) spec.op = value;
+  }
+  if (v.contains("weight")) spec.weight = v["weight"].get<uint32_t>();
+  if (spec.op == EventSpec::Op::kFail) {
+    spec.fraction = v["fraction"].get<double>();
     const Json& f = e.At("fraction").value();
     spec.label = "fail " + (f.is_string() ? f.get<std::string>() : f.dump());
-  } else if (op == "reweight") {
-    e.Object({"op", "nodes", "random", "weight"});
-    spec.op = EventSpec::Op::kReweight;
-    ReadSelection(e, false, &spec);
-    e.Require("weight", "the new weight");
-    spec.weight = static_cast<uint32_t>(e.At("weight").Uint(1, kMaxWeight));
-    spec.label = SelectionLabel(op, spec);
-  } else {
-    e.Object({"op"});
-    spec.op = EventSpec::Op::kRestore;
+  } else if (spec.op == EventSpec::Op::kRestore) {
     spec.label = "restore";
+  } else {
+    ReadSelection(op, v, &spec);
+  }
+  if (spec.op == EventSpec::Op::kAdd && spec.select == EventSpec::Select::kNamed) {
+    spec.added = ParseLabels(spec.nodes, spec.weight, e.where() + ": nodes");
   }
   return spec;
 }
 
-void ReadEvents(const JsonReader& root, Scenario* s) {
-  if (!root.Has("events")) return;
-  JsonReader ev = root.At("events");
-  if (!ev.value().is_array()) ev.Fail("a list of events");
-  for (size_t i = 0; i < ev.value().size(); ++i) s->events.push_back(ReadEvent(ev.At(i)));
-}
-
-void ReadOutput(const JsonReader& root, Scenario* s) {
-  if (root.Has("output")) {
-    JsonReader o = root.At("output");
-    o.Object({"per_node", "transitions"});
-    if (o.Has("per_node")) {
-      std::string v = o.At("per_node").Enum({"none", "first_trial", "all"});
-      s->per_node = v == "none"  ? PerNode::kNone
-                    : v == "all" ? PerNode::kAll
-                                 : PerNode::kFirstTrial;
-    }
-    if (o.Has("transitions")) s->transitions = o.At("transitions").Bool();
-  }
-  if (root.Has("throughput")) {
-    JsonReader t = root.At("throughput");
-    t.Object({"keys", "min_time_ms", "repetitions"});
-    if (t.Has("keys")) s->throughput_keys = static_cast<uint32_t>(t.At("keys").Uint(16, 1u << 24));
-    if (t.Has("min_time_ms")) {
-      s->throughput_min_ms = static_cast<uint32_t>(t.At("min_time_ms").Uint(1, 60000));
-    }
-    if (t.Has("repetitions")) {
-      s->throughput_repetitions = static_cast<uint32_t>(t.At("repetitions").Uint(1, 100));
-    }
+void ReadEvents(const JsonReader& root, const Json& v, Scenario* s) {
+  for (size_t i = 0; i < v.size(); ++i) {
+    s->events.push_back(ReadEvent(root.At("events").At(i), v[i]));
   }
 }
 
-void ReadOptions(const JsonReader& root, Scenario* s) {
-  if (root.Has("metrics")) {
-    JsonReader m = root.At("metrics");
-    if (!m.value().is_array() || m.value().empty()) {
-      m.Fail("a non-empty list of balance, remap, throughput");
-    }
-    s->balance = s->remap = s->throughput = false;
-    for (size_t i = 0; i < m.value().size(); ++i) {
-      std::string v = m.At(i).Enum({"balance", "remap", "throughput"});
-      (v == "balance" ? s->balance : v == "remap" ? s->remap : s->throughput) = true;
-    }
+void ReadOptions(const Json& v, Scenario* s) {
+  s->balance = s->remap = s->throughput = false;
+  for (const Json& m : v["metrics"]) {
+    (m == "balance" ? s->balance : m == "remap" ? s->remap : s->throughput) = true;
   }
-  if (root.Has("epsilon")) {
-    s->epsilon = root.At("epsilon").Number(0.0, 10.0, true, "a number > 0 and <= 10");
-  }
-  if (root.Has("on_unsupported")) {
-    std::string v = root.At("on_unsupported").Enum({"error", "skip", "rebuild"});
-    s->on_unsupported = v == "error"  ? OnUnsupported::kError
-                        : v == "skip" ? OnUnsupported::kSkip
-                                      : OnUnsupported::kRebuild;
-  }
-  ReadOutput(root, s);
+  s->epsilon = v["epsilon"].get<double>();
+  const std::string on = v["on_unsupported"].get<std::string>();
+  s->on_unsupported = on == "error"  ? OnUnsupported::kError
+                      : on == "skip" ? OnUnsupported::kSkip
+                                     : OnUnsupported::kRebuild;
+  const std::string per_node = v["output"]["per_node"].get<std::string>();
+  s->per_node = per_node == "none"  ? PerNode::kNone
+                : per_node == "all" ? PerNode::kAll
+                                    : PerNode::kFirstTrial;
+  s->transitions = v["output"]["transitions"].get<bool>();
+  s->throughput_keys = v["throughput"]["keys"].get<uint32_t>();
+  s->throughput_min_ms = v["throughput"]["min_time_ms"].get<uint32_t>();
+  s->throughput_repetitions = v["throughput"]["repetitions"].get<uint32_t>();
 }
 
 // One entry of "algorithms": its spec and the parameters it gives, each an
@@ -356,6 +232,7 @@ struct AlgorithmEntry {
 AlgorithmEntry ReadAlgorithmEntry(const JsonReader& a) {
   std::vector<std::string> names;
   for (const AlgorithmSpec* spec : AllAlgorithms()) names.emplace_back(spec->name);
+  names.emplace_back("all");  // expanded before entries are read (ExpandAll)
   if (!a.value().is_object()) a.Fail("an object {\"algorithm\": name, parameters...}");
   a.Require("algorithm", "one of " + JoinNames(names));
   AlgorithmEntry entry;
@@ -471,7 +348,7 @@ std::shared_ptr<const NodePattern> CasePattern(Expansion& x, const std::string& 
   auto [it, inserted] = x.patterns.try_emplace(pattern);
   if (inserted) {
     it->second = std::make_shared<const NodePattern>(NodePattern::Compile(
-        pattern.empty() ? kDefaultPattern : pattern, x.s->path + ": /nodes/pattern"));
+        pattern.empty() ? DefaultPattern() : pattern, x.s->path + ": /nodes/pattern"));
   }
   return it->second;
 }
@@ -549,24 +426,82 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   } while (o.Next());
 }
 
-void ReadAlgorithms(const JsonReader& root, Expansion& x) {
-  root.Require("algorithms", "a list of {\"algorithm\": name, parameters...}");
-  JsonReader algs = root.At("algorithms");
-  if (!algs.value().is_array() || algs.value().empty()) {
-    algs.Fail("a non-empty list of {\"algorithm\": name, parameters...}");
+// {"algorithm": "all", parameters...}: its keys are "algorithm" and any
+// parameter some registered algorithm declares.
+void CheckAllEntry(const JsonReader& a) {
+  std::vector<std::string> keys = {"algorithm"};
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    for (const ParamSpec& p : spec->params) {
+      if (std::find(keys.begin(), keys.end(), p.name) == keys.end()) keys.emplace_back(p.name);
+    }
   }
-  for (size_t i = 0; i < algs.value().size(); ++i) {
-    const JsonReader a = algs.At(i);
+  a.Object(keys);
+}
+
+bool IsAll(const Json& entry) {
+  return entry.is_object() && entry.contains("algorithm") && entry["algorithm"] == "all";
+}
+
+// The entries of "algorithms" with "all" (the string, or an entry
+// {"algorithm": "all", parameters...}) replaced by one entry per registered
+// algorithm that no other entry names, in registry order, each with the given
+// parameters it declares. `pointers` gets each entry's JSON pointer (an
+// expanded entry's is its "all" entry's).
+std::vector<Json> ExpandAll(const JsonReader& algs, std::vector<std::string>* pointers) {
+  const char* accepted = "a non-empty list of {\"algorithm\": name, parameters...}, or \"all\"";
+  const Json all_list = Json::array({{{"algorithm", "all"}}});
+  const bool all = algs.value() == "all";
+  if (!all && (!algs.value().is_array() || algs.value().empty())) algs.Fail(accepted);
+  const Json& given = all ? all_list : algs.value();
+  std::vector<std::string> named;
+  for (const Json& e : given) {
+    if (e.is_object() && e.contains("algorithm") && e["algorithm"].is_string() && !IsAll(e)) {
+      named.push_back(e["algorithm"].get<std::string>());
+    }
+  }
+  std::vector<Json> out;
+  for (size_t i = 0; i < given.size(); ++i) {
+    const std::string pointer = algs.pointer() + (all ? "" : "/" + std::to_string(i));
+    if (!IsAll(given[i])) {
+      out.push_back(given[i]);
+      pointers->push_back(pointer);
+      continue;
+    }
+    if (!all) CheckAllEntry(algs.At(i));
+    for (const AlgorithmSpec* spec : AllAlgorithms()) {
+      if (std::find(named.begin(), named.end(), spec->name) != named.end()) continue;
+      Json entry = {{"algorithm", spec->name}};
+      for (const ParamSpec& p : spec->params) {
+        if (given[i].contains(p.name)) entry[std::string(p.name)] = given[i][std::string(p.name)];
+      }
+      out.push_back(std::move(entry));
+      pointers->push_back(pointer);
+    }
+  }
+  return out;
+}
+
+void ReadAlgorithms(const JsonReader& root, Expansion& x) {
+  std::vector<std::string> pointers;
+  x.s->algorithm_entries = ExpandAll(root.At("algorithms"), &pointers);
+  for (size_t i = 0; i < x.s->algorithm_entries.size(); ++i) {
+    const JsonReader a(root.file(), &x.s->algorithm_entries[i], pointers[i]);
     ExpandEntry(x, ReadAlgorithmEntry(a), a);
   }
 }
 
 // The document with every default filled in.
-Json Resolved(const Scenario& s, const Json& doc, const Json& default_workload) {
+Json Resolved(const Scenario& s, const Json& doc) {
   Json r = doc;
+  const Json& given = doc["algorithms"];
+  if (given == "all" || std::any_of(given.begin(), given.end(), IsAll)) {
+    r["algorithms"] = s.algorithm_entries;  // the algorithms "all" stood for, by name
+  }
   r["seed"] = std::to_string(s.seed);
   r["trials"] = s.trials;
-  if (!doc.contains("workload")) r["workload"] = default_workload;
+  if (!doc.contains("workload")) {
+    r["workload"] = Json::parse(ScenarioFields().Find("workload")->default_json);
+  }
   if (s.node_file.empty()) {
     r["nodes"]["pattern"] = s.patterns.size() == 1 ? Json(s.patterns[0]) : Json(s.patterns);
     r["nodes"]["first_index"] = s.first_index;
@@ -595,20 +530,17 @@ Json Resolved(const Scenario& s, const Json& doc, const Json& default_workload) 
 Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
                                 std::optional<uint64_t> seed_override) {
   const Json doc = ParseJson(text, path);
-  const Json default_workload = {{"type", "uniform"}, {"keys", 100000}, {"shape", "user:{n}"}};
   Scenario s;
   s.path = path;
   const JsonReader root(path, &doc, "");
-  ReadHeader(root, seed_override, &s);
-  ReadNodes(root, &s);
-  Expansion x{&s, ReadWorkload(root, default_workload), {}, {}, {}, {}};
-  ReadEvents(root, &s);
-  ReadOptions(root, &s);
+  const Json v = ReadObject(root, ScenarioFields());  // every row checked, defaults filled in
+  ReadHeader(v, seed_override, &s);
+  ReadNodes(root, v["nodes"], &s);
+  Expansion x{&s, ReadWorkload(root, v["workload"]), {}, {}, {}, {}};
+  ReadEvents(root, v["events"], &s);
+  ReadOptions(v, &s);
   ReadAlgorithms(root, x);
-  // JSON Schema validation (the same schema Python validates against).
-  const std::string schema_error = ValidateAgainstSchema(nlohmann::json::parse(doc.dump()));
-  if (!schema_error.empty()) throw UsageError(path + ": " + schema_error);
-  s.resolved = Resolved(s, doc, default_workload);
+  s.resolved = Resolved(s, doc);
   return s;
 }
 

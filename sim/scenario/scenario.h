@@ -1,10 +1,12 @@
 // Scenario: a versioned JSON file that describes a simulation sweep, parsed,
-// validated (by a typed reader that names the JSON pointer of each problem,
-// then against scenarios/schema.json) and expanded into resolved cases.
+// checked against the rows of the format (ScenarioFields; one-line errors
+// naming the JSON pointer of each problem) and expanded into resolved cases.
 //
-// The file format is documented in scenarios/schema.json and README.md. In
-// short: nodes (count + naming pattern + weights, or a server-list file),
-// algorithms (each parameter a value or a list), a key workload, an events
+// The format is written once, as typed rows (scenario_fields.cc, and each
+// workload's file); scenarios/schema.json, `chsim list --json` and README's
+// limits table are made from them. In short: nodes (count + naming pattern +
+// weights, or a server-list file), algorithms (each parameter a value or a
+// list; "all" for every registered algorithm), a key workload, an events
 // timeline, trials, a master seed and the metrics wanted.
 //
 // Parameters, their bounds and their order come from the algorithm specs
@@ -118,6 +120,8 @@ struct Scenario {
   uint32_t throughput_keys = 65536;
   uint32_t throughput_min_ms = 50;
   uint32_t throughput_repetitions = 3;
+  // The "algorithms" entries, with "all" replaced by the entries it stands for.
+  std::vector<Json> algorithm_entries;
   Json resolved;  // the scenario with every default filled in
   std::vector<CaseSpec> cases;
 
@@ -129,7 +133,7 @@ struct Scenario {
   std::vector<const AlgorithmSpec*> algorithms() const;
 };
 
-// Reads, validates and expands a scenario file. `seed_override` replaces the
+// Reads, checks (against ScenarioFields) and expands a scenario file. `seed_override` replaces the
 // master seed. Throws UsageError "FILE: /json/pointer: found X; accepted: Y".
 // A loaded scenario may still be refused by its plan (plan.h).
 Scenario LoadScenario(const std::string& path, std::optional<uint64_t> seed_override = {});
@@ -139,17 +143,24 @@ Scenario LoadScenario(const std::string& path, std::optional<uint64_t> seed_over
 Scenario ParseScenario(std::string_view text, const std::string& path,
                        std::optional<uint64_t> seed_override = {});
 
-// scenarios/schema.json as this chsim checks scenarios: the committed file
-// with its algorithm and workload parts made from the specs.
+// The rows of the scenario format (sim/base/fields.h): the top level, nodes,
+// events, output, throughput, and each workload's (through WorkloadVariants).
+// The reader checks a scenario against them, once.
+const ObjectSpec& ScenarioFields() noexcept;
+
+// scenarios/schema.json, made from the rows and the algorithm specs (an
+// output for editors and other languages; chsim itself reads with the rows).
 const Json& ScenarioSchema();
-// The committed scenarios/schema.json, embedded at build time.
-std::string_view ScenarioSchemaText() noexcept;
+// The schema of "algorithms" (a list of entries, or "all"), from the
+// algorithm specs; the named parts go into `definitions`.
+Json AlgorithmEntriesSchema(Json& definitions);
 // ScenarioSchema() in the committed file's layout: `chsim list --schema`
 // prints it; a test checks the committed file equals it.
 std::string FormatScenarioSchema();
 
-// Validates `doc` against ScenarioSchema() with valijson. Returns "" when
-// valid, else "/pointer: what is wrong".
+// Validates `doc` against ScenarioSchema() with valijson (tests: whatever the
+// reader accepts, the schema accepts). Returns "" when valid, else
+// "/pointer: what is wrong (scenarios/schema.json)".
 std::string ValidateAgainstSchema(const nlohmann::json& doc);
 
 }  // namespace chsim::sim

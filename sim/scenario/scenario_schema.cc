@@ -1,19 +1,16 @@
-// scenarios/schema.json as chsim checks it: the committed file with the
-// definition of an algorithm entry and the "workload" property made from the
-// algorithm and workload specs, so the two cannot drift; and the layout
-// `chsim list --schema` prints it in.
+// scenarios/schema.json, made whole from the rows of the scenario format
+// (ScenarioFields, each workload's rows) and the algorithm specs, and the
+// layout `chsim list --schema` prints it in. An output only: chsim reads
+// scenarios with the rows; the schema serves editors and other languages.
 #include <map>
 #include <string>
+#include <vector>
 
 #include "sim/base/json_schema.h"
 #include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
 namespace {
-
-constexpr char kSchemaText[] =
-#include "scenario_schema.inc"
-    ;
 
 using json = Json;  // ordered: the committed file's key order is kept
 
@@ -75,23 +72,45 @@ json AlgorithmSchema(const AlgorithmSpec& spec, json& definitions, ChoiceDefinit
           {"properties", props}};
 }
 
-json MakeSchema() {
-  json schema = json::parse(ScenarioSchemaText());
-  json& definitions = schema["definitions"];
-  for (auto it = definitions.begin(); it != definitions.end();) {  // the generated ones, afresh
-    const std::string& key = it.key();
-    const bool generated = key == "algorithm" || (key.size() > 8 && key.ends_with("_choices"));
-    it = generated ? definitions.erase(it) : std::next(it);
-  }
-  ChoiceDefinitions choices;
-  json algorithms = json::array();
+// {"algorithm": "all", parameters...}: every registered algorithm (but those
+// another entry names), each with the given parameters it declares. A name
+// several algorithms declare alike has one schema, else any of theirs.
+json AllEntrySchema(json& definitions, ChoiceDefinitions& choices) {
+  std::map<std::string, std::vector<json>> forms;  // parameter -> its distinct schemas
+  std::vector<std::string> order;
   for (const AlgorithmSpec* spec : AllAlgorithms()) {
-    algorithms.push_back(AlgorithmSchema(*spec, definitions, choices));
+    for (const ParamSpec& p : spec->params) {
+      json one = ParamSchema(p, definitions, choices);
+      one.erase("description");
+      std::vector<json>& seen = forms[std::string(p.name)];
+      if (seen.empty()) order.emplace_back(p.name);
+      bool known = false;
+      for (const json& s : seen) known = known || s == one;
+      if (!known) seen.push_back(std::move(one));
+    }
   }
-  definitions["algorithm"] = {{"oneOf", algorithms}};
-  json workloads = json::array();
-  for (const WorkloadSpec* spec : AllWorkloads()) workloads.push_back(json::parse(spec->schema));
-  schema["properties"]["workload"] = {{"oneOf", workloads}};
+  json props = {{"algorithm", {{"const", "all"}}}};
+  for (const std::string& name : order) {
+    const std::vector<json>& seen = forms[name];
+    props[name] = seen.size() == 1 ? seen[0] : json{{"anyOf", seen}};
+  }
+  return {{"description",
+           "all: every registered algorithm that no other entry names, in registry order, each "
+           "with the parameters given here that it declares"},
+          {"type", "object"},
+          {"additionalProperties", false},
+          {"required", {"algorithm"}},
+          {"properties", props}};
+}
+
+json MakeSchema() {
+  json definitions = json::object();
+  json schema = {{"$schema", "http://json-schema.org/draft-07/schema#"},
+                 {"$id", "https://chsim.invalid/scenarios/schema.json"},
+                 {"title", "chsim scenario, format " + std::to_string(kScenarioSchemaVersion)}};
+  const json top = ObjectSchema(ScenarioFields(), definitions);
+  for (auto& [key, value] : top.items()) schema[key] = value;
+  schema["definitions"] = definitions;
   return schema;
 }
 
@@ -133,12 +152,24 @@ void Format(const json& v, size_t indent, std::string* out) {
 
 }  // namespace
 
+json AlgorithmEntriesSchema(json& definitions) {
+  ChoiceDefinitions choices;
+  json entries = json::array();
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    entries.push_back(AlgorithmSchema(*spec, definitions, choices));
+  }
+  entries.push_back(AllEntrySchema(definitions, choices));
+  definitions["algorithm"] = {{"oneOf", entries}};
+  return {{"oneOf", json::array({{{"const", "all"}},
+                                 {{"type", "array"},
+                                  {"minItems", 1},
+                                  {"items", {{"$ref", "#/definitions/algorithm"}}}}})}};
+}
+
 const json& ScenarioSchema() {
   static const json schema = MakeSchema();
   return schema;
 }
-
-std::string_view ScenarioSchemaText() noexcept { return kSchemaText; }
 
 std::string ValidateAgainstSchema(const nlohmann::json& doc) {
   static const JsonSchema* schema =  // lives for the process; compiled once

@@ -23,11 +23,64 @@ const WorkloadSpec* FindWorkload(std::string_view name) noexcept {
   return nullptr;
 }
 
+std::span<const ObjectSpec* const> WorkloadVariants() noexcept {
+  static const auto* variants = [] {
+    auto* objects = new std::vector<ObjectSpec>;
+    objects->reserve(std::size(kWorkloads));
+    for (const WorkloadSpec* w : kWorkloads) {
+      objects->push_back(
+          ObjectSpec{.name = {}, .doc = w->doc, .fields = w->fields, .tag_value = w->name});
+    }
+    auto* pointers = new std::vector<const ObjectSpec*>;
+    for (const ObjectSpec& o : *objects) pointers->push_back(&o);
+    return pointers;
+  }();
+  return *variants;
+}
+
+WorkloadFields ReadWorkloadFields(const JsonReader& w, const WorkloadSpec** spec) {
+  static constexpr FieldSpec kWorkloadField{
+      .name = "workload", .type = FieldType::kVariant, .tag = "type", .variants = WorkloadVariants};
+  const Json checked = ReadField(w, kWorkloadField);
+  *spec = FindWorkload(checked["type"].get<std::string>());
+  return SplitWorkloadFields(**spec, checked, w.value());
+}
+
+WorkloadFields ReadWorkloadAs(const WorkloadSpec& spec, const JsonReader& w) {
+  if (!w.value().is_object()) w.Fail("an object with a \"type\"");
+  w.Require("type", std::string(spec.name));
+  w.At("type").Enum({std::string(spec.name)});
+  const ObjectSpec object{.doc = spec.doc, .fields = spec.fields, .tag_value = spec.name};
+  return SplitWorkloadFields(spec, ReadObject(w, object, "type"), w.value());
+}
+
+WorkloadFields SplitWorkloadFields(const WorkloadSpec& spec, const Json& checked,
+                                   const Json& given) {
+  WorkloadFields out;
+  for (const FieldSpec& f : spec.fields) {
+    const std::string key(f.name);
+    if (!checked.contains(key)) continue;
+    if (!f.sweepable) {
+      out.fixed[key] = checked[key];
+      continue;
+    }
+    SweepAxis axis{key, {}, given.contains(key) && given[key].is_array()};
+    for (const Json& v : checked[key]) axis.values.push_back(v);
+    out.axes.push_back(std::move(axis));
+  }
+  return out;
+}
+
 std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& fields) {
   const WorkloadSpec* spec = FindWorkload(type);
   if (spec == nullptr)
     throw std::invalid_argument("unknown workload type '" + std::string(type) + "'");
-  return spec->make(fields);
+  Json given = fields;
+  given["type"] = type;
+  const std::string where = "workload";
+  WorkloadFields f = ReadWorkloadFields(JsonReader(where, &given, ""), &spec);
+  for (const SweepAxis& axis : f.axes) f.fixed[axis.key] = axis.values.front();
+  return spec->make(f.fixed);
 }
 
 void Workload::KeyAt(uint64_t, uint64_t, std::string* out) const { out->clear(); }
@@ -50,29 +103,8 @@ void Workload::KeysAt(uint64_t seed, uint64_t begin, size_t count, KeyBlock* blo
 
 void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>&) const {}
 
-SweepAxis ReadShapeAxis(const JsonReader& w, const char* default_shape) {
-  SweepAxis a{"shape", {}, w.Has("shape") && w.At("shape").value().is_array()};
-  if (!w.Has("shape")) {
-    a.values.push_back(default_shape);
-    return a;
-  }
-  for (std::string& v : w.At("shape").List([](const JsonReader& r) {
-         std::string shape = r.String("a key shape such as \"user:{n}\"");
-         KeyShape::Compile(shape, r.where());
-         return shape;
-       })) {
-    a.values.push_back(std::move(v));
-  }
-  return a;
-}
-
-SweepAxis ReadKeysAxis(const JsonReader& w, uint64_t min) {
-  w.Require("keys", "how many keys");
-  SweepAxis a{"keys", {}, w.At("keys").value().is_array()};
-  for (uint64_t k : w.At("keys").List([&](const JsonReader& r) { return r.Uint(min, kMaxKeys); })) {
-    a.values.push_back(k);
-  }
-  return a;
+void CheckKeyShape(const JsonReader& value, Json*) {
+  KeyShape::Compile(value.value().get<std::string>(), value.where());
 }
 
 }  // namespace chsim::sim

@@ -2,10 +2,13 @@
 // workload types. A unit is one key (or one request, for Zipf) with a weight;
 // loads count unit weights.
 //
-// Each type is one WorkloadSpec (its own file, sim/workload/workload_*.cc, plus one
-// row in workload.cc): the scenario's "type" name, a doc line, its JSON Schema
-// (scenarios/schema.json's "workload" part is made from them), a reader of its
-// "workload" object and a factory of the resolved workload of one case.
+// Each type is one WorkloadSpec in its own file (sim/workload/workload_*.cc):
+// the scenario's "type" name, a doc line, what a unit is, the typed rows of
+// its "workload" object (sim/base/fields.h: name, type, bounds, default, doc,
+// example; the reader, scenarios/schema.json and `chsim list --json` are made
+// from them) and the factory of the resolved workload of one case; plus its
+// row in kWorkloads (workload.cc). Nothing else lists workloads (a test fails
+// when a spec defined under sim/workload/ is missing from the registry).
 //
 //   uniform     unit u = key u: shape rendered with random parts seeded by (seed, u)
 //   sequential  unit u = key number start + u*step rendered into the shape
@@ -32,6 +35,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/base/fields.h"
 #include "sim/base/json_reader.h"
 #include "sim/workload/key_shape.h"
 
@@ -73,38 +77,81 @@ struct SweepAxis {
   bool swept = false;  // given as a list
 };
 
-// What a workload reader returns: the axes (in sweep order, outermost first)
-// and the fields that are not swept.
+// A workload object split for the sweep: the axes (its sweepable rows, in
+// row order, outermost first) and the fields that are not swept.
 struct WorkloadFields {
   std::vector<SweepAxis> axes;
   Json fixed = Json::object();
 };
 
 struct WorkloadSpec {
-  std::string_view name;    // the scenario's "type"
-  std::string_view doc;     // one line, for chsim list and README
-  std::string_view schema;  // JSON Schema of its "workload" object
-  // Checks the "workload" object (keys, values, files) and splits it into
-  // axes and fixed fields; throws UsageError naming the JSON pointer.
-  WorkloadFields (*read)(const JsonReader& w, const std::string& scenario_path);
-  // The workload of one case: `fields` holds the fixed fields and one value
-  // per axis, all checked by `read`.
+  std::string_view name;  // the scenario's "type"
+  std::string_view doc;   // one line, for chsim list and README
+  // What one load unit is: "key" (distinct keys), "request" (requests drawn
+  // over keys, which repeat: a popularity law) or "line" (a file's lines,
+  // weighted by a count when the file says so).
+  std::string_view unit;
+  // The rows of its "workload" object besides "type", in sweep order.
+  std::span<const FieldSpec> fields;
+  // The workload of one case: `fields` holds every row's value (one value per
+  // sweep axis), checked by the rows.
   std::shared_ptr<const Workload> (*make)(const Json& fields);
 };
+
+// The factory of a workload class constructed from its fields.
+template <typename W>
+std::shared_ptr<const Workload> MakeWorkloadAs(const Json& fields) {
+  return std::make_shared<W>(fields);
+}
 
 // Every workload type, in registry order.
 std::span<const WorkloadSpec* const> AllWorkloads() noexcept;
 // nullptr when unknown.
 const WorkloadSpec* FindWorkload(std::string_view name) noexcept;
-// FindWorkload(type)->make(fields); throws std::invalid_argument for an
-// unknown type. For tests and callers that build a workload by hand.
+// The "workload" object's variants, one per type (its rows and its name as
+// the "type" tag), for the scenario reader and schema.
+std::span<const ObjectSpec* const> WorkloadVariants() noexcept;
+
+// Reads a "workload" object (tag "type" and the type's rows) and splits it
+// into axes and fixed fields; throws UsageError naming the JSON pointer.
+WorkloadFields ReadWorkloadFields(const JsonReader& w, const WorkloadSpec** spec);
+// The same for a "workload" object of one given type (registered or not).
+WorkloadFields ReadWorkloadAs(const WorkloadSpec& spec, const JsonReader& w);
+// The same split of a "workload" object already checked by its rows
+// (`checked`: sweepable rows as lists); `given` is the object as written,
+// which says which rows were swept (given as lists).
+WorkloadFields SplitWorkloadFields(const WorkloadSpec& spec, const Json& checked,
+                                   const Json& given);
+// The workload of `type` from a "workload" object, read and checked as a
+// scenario would (one value per sweepable row); throws UsageError or
+// std::invalid_argument for an unknown type. For tests and callers that build
+// a workload by hand.
 std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& fields);
 
-// Readers of the fields several workloads share: "shape" (a key shape,
-// sweepable, `default_shape` when absent) and "keys" (required, sweepable,
-// min..kMaxKeys).
-SweepAxis ReadShapeAxis(const JsonReader& w, const char* default_shape);
-SweepAxis ReadKeysAxis(const JsonReader& w, uint64_t min);
+// Rows several workloads share: "keys" (required, sweepable, min..kMaxKeys)
+// and "shape" (a key shape, sweepable, `default_json` when absent).
+void CheckKeyShape(const JsonReader& value, Json* checked);
+constexpr FieldSpec KeysField(uint64_t min) {
+  return {.name = "keys",
+          .type = FieldType::kInteger,
+          .doc = "how many keys",
+          .required = true,
+          .sweepable = true,
+          .min = min,
+          .max = kMaxKeys,
+          .example_json = "100000",
+          .limit_doc = "keys are streamed in blocks, never stored: memory stays flat"};
+}
+constexpr FieldSpec ShapeField(std::string_view default_json) {
+  return {.name = "shape",
+          .type = FieldType::kString,
+          .doc = "key shape: literal text with {i}, {n}, {hex:N}, {alnum:N}, {bytes:N} parts",
+          .sweepable = true,
+          .default_json = default_json,
+          .example_json = "\"session:{alnum:16-32}\"",
+          .accepted = "a key shape such as \"user:{n}\"",
+          .check = CheckKeyShape};
+}
 
 }  // namespace chsim::sim
 

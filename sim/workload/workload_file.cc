@@ -18,7 +18,7 @@ namespace {
 class File final : public Workload {
  public:
   explicit File(const Json& f)
-      : path_(f["path"].get<std::string>()), weighted_(f.value("weighted", false)) {}
+      : path_(f["path"].get<std::string>()), weighted_(f["weighted"].get<bool>()) {}
 
   bool indexed() const noexcept override { return false; }
   uint64_t units() const noexcept override { return 1'000'000; }  // unknown until read
@@ -70,41 +70,40 @@ void File::ForEachLine(const std::function<bool(std::string_view, uint64_t)>& f)
   if (std::ferror(in)) throw RuntimeError(path_ + ": read error: " + std::strerror(errno));
 }
 
-std::string ResolvePath(const std::string& scenario_path, const std::string& file) {
-  std::filesystem::path p(file);
-  if (p.is_absolute()) return file;
-  std::filesystem::path base = std::filesystem::path(scenario_path).parent_path();
-  return (base / p).lexically_normal().string();
+// "path" is resolved against the scenario's folder, and must be a file.
+void CheckKeyFile(const JsonReader& value, Json* checked) {
+  const std::string given = value.value().get<std::string>();
+  const std::string path = ResolveBeside(value.file(), given);
+  if (!std::filesystem::is_regular_file(path)) {
+    value.FailMessage("found " + Quote(given) + ", which is not a readable file (resolved to " +
+                      Quote(path) + "); accepted: a key file");
+  }
+  *checked = path;
 }
 
-WorkloadFields Read(const JsonReader& w, const std::string& scenario_path) {
-  w.Object({"type", "path", "weighted"});
-  WorkloadFields f;
-  w.Require("path", "a key file, one key per line");
-  const std::string given = w.At("path").String("a file path");
-  const std::string path = ResolvePath(scenario_path, given);
-  if (!std::filesystem::is_regular_file(path)) {
-    w.At("path").FailMessage("found " + Quote(given) +
-                             ", which is not a readable file (resolved to " + Quote(path) +
-                             "); accepted: a key file");
-  }
-  f.fixed["path"] = path;
-  if (w.Has("weighted")) f.fixed["weighted"] = w.At("weighted").Bool();
-  return f;
-}
+constexpr FieldSpec kFields[] = {
+    {.name = "path",
+     .type = FieldType::kString,
+     .doc = "a key file, one key per line (relative to the scenario's folder)",
+     .required = true,
+     .min_length = 1,
+     .example_json = "\"keys.txt\"",
+     .accepted = "a file path",
+     .check = CheckKeyFile},
+    {.name = "weighted",
+     .type = FieldType::kBoolean,
+     .doc = "each line is KEY WEIGHT: the last token counts requests",
+     .default_json = "false"},
+};
 
 }  // namespace
 
 extern const WorkloadSpec kFileWorkload{
     .name = "file",
     .doc = "one key per line (bytes verbatim), or KEY WEIGHT with \"weighted\": true",
-    .schema = R"({"type": "object", "additionalProperties": false, "required": ["type", "path"],
- "properties": {"type": {"const": "file"}, "path": {"type": "string", "minLength": 1},
-  "weighted": {"type": "boolean"}}})",
-    .read = Read,
-    .make = [](const Json& f) -> std::shared_ptr<const Workload> {
-      return std::make_shared<File>(f);
-    },
+    .unit = "line",
+    .fields = kFields,
+    .make = MakeWorkloadAs<File>,
 };
 
 }  // namespace chsim::sim

@@ -9,8 +9,8 @@ class Sequential final : public Workload {
  public:
   explicit Sequential(const Json& f)
       : keys_(f["keys"].get<uint64_t>()),
-        start_(f.value("start", uint64_t{0})),
-        step_(f.value("step", uint64_t{1})),
+        start_(f["start"].get<uint64_t>()),
+        step_(f["step"].get<uint64_t>()),
         shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")) {}
 
   bool indexed() const noexcept override { return true; }
@@ -34,30 +34,32 @@ class Sequential final : public Workload {
   KeyShape shape_;
 };
 
-WorkloadFields Read(const JsonReader& w, const std::string&) {
-  w.Object({"type", "keys", "shape", "start", "step"});
-  WorkloadFields f;
-  f.axes.push_back(ReadShapeAxis(w, "user:{i}"));
-  f.axes.push_back(ReadKeysAxis(w, 0));
-  if (w.Has("start")) f.fixed["start"] = w.At("start").Uint(0, UINT64_MAX / 2);
-  if (w.Has("step")) f.fixed["step"] = w.At("step").Uint(1, 1u << 30);
-  return f;
-}
+constexpr FieldSpec kFields[] = {
+    ShapeField("\"user:{i}\""),
+    KeysField(0),
+    {.name = "start",
+     .type = FieldType::kInteger,
+     .doc = "number of the first key",
+     .max = UINT64_MAX / 2,
+     .default_json = "0",
+     .example_json = "1000000"},
+    {.name = "step",
+     .type = FieldType::kInteger,
+     .doc = "difference between consecutive key numbers",
+     .min = 1,
+     .max = 1u << 30,
+     .default_json = "1",
+     .example_json = "3"},
+};
 
 }  // namespace
 
 extern const WorkloadSpec kSequentialWorkload{
     .name = "sequential",
     .doc = "numbered keys start + i*step in a shape: \"user:{i}\", \"k{i:08}\"",
-    .schema = R"({"type": "object", "additionalProperties": false, "required": ["type", "keys"],
- "properties": {"type": {"const": "sequential"}, "keys": {"$ref": "#/definitions/sweep_keys0"},
-  "shape": {"$ref": "#/definitions/sweep_string"},
-  "start": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807},
-  "step": {"type": "integer", "minimum": 1, "maximum": 1073741824}}})",
-    .read = Read,
-    .make = [](const Json& f) -> std::shared_ptr<const Workload> {
-      return std::make_shared<Sequential>(f);
-    },
+    .unit = "key",
+    .fields = kFields,
+    .make = MakeWorkloadAs<Sequential>,
 };
 
 }  // namespace chsim::sim

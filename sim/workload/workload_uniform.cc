@@ -30,26 +30,16 @@ class Uniform final : public Workload {
   KeyShape shape_;
 };
 
-WorkloadFields Read(const JsonReader& w, const std::string&) {
-  w.Object({"type", "keys", "shape"});
-  WorkloadFields f;
-  f.axes.push_back(ReadShapeAxis(w, "user:{n}"));
-  f.axes.push_back(ReadKeysAxis(w, 0));
-  return f;
-}
+constexpr FieldSpec kFields[] = {ShapeField("\"user:{n}\""), KeysField(0)};
 
 }  // namespace
 
 extern const WorkloadSpec kUniformWorkload{
     .name = "uniform",
     .doc = "random keys of a shape: \"user:{n}\", \"{alnum:8-32}\", \"{bytes:16}\"",
-    .schema = R"({"type": "object", "additionalProperties": false, "required": ["type", "keys"],
- "properties": {"type": {"const": "uniform"}, "keys": {"$ref": "#/definitions/sweep_keys0"},
-  "shape": {"$ref": "#/definitions/sweep_string"}}})",
-    .read = Read,
-    .make = [](const Json& f) -> std::shared_ptr<const Workload> {
-      return std::make_shared<Uniform>(f);
-    },
+    .unit = "key",
+    .fields = kFields,
+    .make = MakeWorkloadAs<Uniform>,
 };
 
 }  // namespace chsim::sim

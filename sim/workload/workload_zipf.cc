@@ -41,40 +41,36 @@ class Zipf final : public Workload {
   KeyShape shape_;
 };
 
-WorkloadFields Read(const JsonReader& w, const std::string&) {
-  w.Object({"type", "keys", "requests", "exponent", "shape"});
-  WorkloadFields f;
-  f.axes.push_back(ReadShapeAxis(w, "user:{i}"));
-  f.axes.push_back(ReadKeysAxis(w, 1));
-  w.Require("requests", "how many requests to draw");
-  f.fixed["requests"] = w.At("requests").Uint(1, kMaxKeys);
-  w.Require("exponent", "Zipf exponent s > 0");
-  SweepAxis exponent{"exponent", {}, w.At("exponent").value().is_array()};
-  for (double e : w.At("exponent").List([](const JsonReader& r) {
-         return r.Number(0.0, 20.0, true, "a number > 0 and <= 20");
-       })) {
-    exponent.values.push_back(e);
-  }
-  f.axes.push_back(std::move(exponent));
-  return f;
-}
+constexpr FieldSpec kFields[] = {
+    ShapeField("\"user:{i}\""),
+    KeysField(1),
+    {.name = "requests",
+     .type = FieldType::kInteger,
+     .doc = "how many requests to draw",
+     .required = true,
+     .min = 1,
+     .max = kMaxKeys,
+     .example_json = "1000000",
+     .limit_doc = "requests are drawn in blocks, never stored: memory stays flat"},
+    {.name = "exponent",
+     .type = FieldType::kNumber,
+     .doc = "Zipf exponent s: P(rank k) ~ 1/k^s",
+     .required = true,
+     .sweepable = true,
+     .number_min = 0,
+     .number_max = 20,
+     .min_exclusive = true,
+     .example_json = "0.99"},
+};
 
 }  // namespace
 
 extern const WorkloadSpec kZipfWorkload{
     .name = "zipf",
     .doc = "requests drawn over keys with P(rank k) ~ 1/k^exponent; load counts requests",
-    .schema = R"({"type": "object", "additionalProperties": false,
- "required": ["type", "keys", "requests", "exponent"],
- "properties": {"type": {"const": "zipf"}, "keys": {"$ref": "#/definitions/sweep_keys1"},
-  "requests": {"type": "integer", "minimum": 1, "maximum": 1000000000000},
-  "exponent": {"oneOf": [{"$ref": "#/definitions/exponent"},
-   {"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/exponent"}}]},
-  "shape": {"$ref": "#/definitions/sweep_string"}}})",
-    .read = Read,
-    .make = [](const Json& f) -> std::shared_ptr<const Workload> {
-      return std::make_shared<Zipf>(f);
-    },
+    .unit = "request",
+    .fields = kFields,
+    .make = MakeWorkloadAs<Zipf>,
 };
 
 }  // namespace chsim::sim

@@ -19,13 +19,13 @@ const std::string kFile = "s.json";
 
 TEST(ReadmeWorkload, ReaderTakesItsKeysAndRefusesOthers) {
   const Json w = Json::parse(R"({"type": "prefixed", "keys": [10, 1000]})");
-  const WorkloadFields f = kPrefixedWorkload.read(JsonReader(kFile, &w, "/workload"), kFile);
+  const WorkloadFields f = ReadWorkloadAs(kPrefixedWorkload, JsonReader(kFile, &w, "/workload"));
   ASSERT_EQ(f.axes.size(), 1u);
   EXPECT_EQ(f.axes[0].key, "keys");
   EXPECT_TRUE(f.axes[0].swept);
   EXPECT_EQ(f.axes[0].values.size(), 2u);
   const Json bad = Json::parse(R"({"type": "prefixed", "keys": 10, "shape": "k{n}"})");
-  EXPECT_THROW(kPrefixedWorkload.read(JsonReader(kFile, &bad, "/workload"), kFile), UsageError);
+  EXPECT_THROW(ReadWorkloadAs(kPrefixedWorkload, JsonReader(kFile, &bad, "/workload")), UsageError);
 }
 
 TEST(ReadmeWorkload, MakesThePrefixedKeysItDescribes) {
@@ -47,9 +47,12 @@ TEST(ReadmeWorkload, MakesThePrefixedKeysItDescribes) {
   for (int n : seen) EXPECT_GT(n, 250);  // each prefix about a third of the keys
 }
 
-TEST(ReadmeWorkload, SchemaNamesItsType) {
-  const Json schema = Json::parse(kPrefixedWorkload.schema);
-  EXPECT_EQ(schema["properties"]["type"]["const"], "prefixed");
+TEST(ReadmeWorkload, RowsDescribeItsFields) {
+  ASSERT_EQ(kPrefixedWorkload.fields.size(), 1u);
+  const Json row = FieldCatalog(kPrefixedWorkload.fields[0]);
+  EXPECT_EQ(row["name"], "keys");
+  EXPECT_EQ(row["sweepable"], true);
+  EXPECT_EQ(row["required"], true);
   EXPECT_EQ(FindWorkload("prefixed"), nullptr) << "the example must not shadow a registered type";
 }
 

@@ -1,12 +1,14 @@
-// Fuzz target: the scenario parser and validator (JSON parse, typed reader,
-// JSON Schema, sweep expansion). Any input must either load into a scenario
-// that holds its invariants or raise UsageError with one line that names the
-// file; nothing else may escape, crash, hang or exhaust memory.
+// Fuzz target: the scenario parser (JSON parse, the reader made from the rows
+// of the format, sweep expansion). Any input must either load into a
+// scenario that holds its invariants or raise UsageError with one line that
+// names the file; nothing else may escape, crash, hang or exhaust memory.
 //
 // Invariants of a loaded scenario: 1..1,000,000 cases with unique ids and
 // indexes 0..n-1; every case has 1..1,000,000 nodes and at most 10^12 keys;
-// the resolved scenario (every default filled in) validates against the
-// schema and loads again into the same case ids and seeds.
+// the input and the resolved scenario (every default filled in) validate
+// against scenarios/schema.json (made from the same rows: what the reader
+// accepts, the schema accepts), and the resolved one loads again into the
+// same case ids and seeds.
 //
 // Inputs that name device or proc files are skipped: a scenario may name a
 // node or key file, and reading /dev/stdin would block the fuzzer. The
@@ -52,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (c.nodes < 1 || c.nodes > 1'000'000) std::abort();
     if (c.workload->indexed() && c.workload->units() > 1'000'000'000'000ULL) std::abort();
   }
+  if (!chsim::sim::ValidateAgainstSchema(nlohmann::json::parse(text)).empty()) std::abort();
   // The resolved scenario is itself a valid scenario with the same cases.
   std::string resolved = s.resolved.dump();
   if (!chsim::sim::ValidateAgainstSchema(nlohmann::json::parse(resolved)).empty()) std::abort();

@@ -46,3 +46,12 @@ add_test(NAME fuzz_replay_refuses_fewer_inputs
                  -- ${_replay} --min-inputs 2 ${CMAKE_CURRENT_LIST_DIR}/scenario.dict)
 set_tests_properties(fuzz_replay_refuses_a_missing_corpus fuzz_replay_refuses_an_empty_directory
                      fuzz_replay_refuses_fewer_inputs PROPERTIES LABELS fuzz)
+
+# The fuzz dictionary is made from the catalog (tests/fuzz/make_dict.py): the
+# committed copy must be current.
+if(TARGET chsim)
+  add_test(NAME fuzz_dictionary_is_current
+           COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/make_dict.py $<TARGET_FILE:chsim>
+                   --check ${CMAKE_CURRENT_LIST_DIR}/scenario.dict)
+  set_tests_properties(fuzz_dictionary_is_current PROPERTIES LABELS fuzz TIMEOUT ${CHSIM_HANG_S})
+endif()

@@ -1,7 +1,8 @@
-// Documents made from the specs are committed equal to what the specs make:
-// scenarios/schema.json (chsim list --schema) and README.md's algorithm table
-// (chsim list --markdown). When a spec changes, these fail until the files
-// are regenerated with those commands.
+// Documents made from the specs and rows are committed equal to what they
+// make: scenarios/schema.json (chsim list --schema) and README.md's algorithm
+// table, workload list and limits table (chsim list --markdown TABLE). When a
+// spec or row changes, these fail until the files are regenerated with those
+// commands.
 #include "sim/cli/spec_docs.h"
 
 #include <gtest/gtest.h>
@@ -20,19 +21,36 @@ TEST(SpecDocs, ScenarioSchemaIsMadeFromTheSpecs) {
   EXPECT_TRUE(committed == FormatScenarioSchema())
       << "scenarios/schema.json differs from the specs; regenerate it with\n"
          "  chsim list --schema > scenarios/schema.json";
-  // And the committed file is what chsim checks scenarios against.
   EXPECT_EQ(Json::parse(committed), ScenarioSchema());
 }
 
-TEST(SpecDocs, ReadmeAlgorithmTableIsMadeFromTheSpecs) {
+// README.md's copy between `begin` and `end` equals `made`.
+void ExpectReadmeSection(const std::string& begin, const std::string& end, const std::string& made,
+                         const std::string& command) {
   const std::string readme = ReadFileOrStdin(CHSIM_SOURCE_DIR "/README.md");
-  const std::string begin = "<!-- algorithm table: chsim list --markdown -->\n";
-  const std::string end = "<!-- end of algorithm table -->";
   const size_t a = readme.find(begin), b = readme.find(end);
   ASSERT_NE(a, std::string::npos) << "README.md lacks " << begin;
   ASSERT_NE(b, std::string::npos) << "README.md lacks " << end;
-  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), AlgorithmTableMarkdown())
-      << "README.md's algorithm table differs from the specs; paste chsim list --markdown";
+  EXPECT_EQ(readme.substr(a + begin.size(), b - a - begin.size()), made)
+      << "README.md differs from the specs after " << begin << "paste " << command;
+}
+
+TEST(SpecDocs, ReadmeAlgorithmTableIsMadeFromTheSpecs) {
+  ExpectReadmeSection("<!-- algorithm table: chsim list --markdown -->\n",
+                      "<!-- end of algorithm table -->", AlgorithmTableMarkdown(),
+                      "chsim list --markdown");
+}
+
+TEST(SpecDocs, ReadmeWorkloadListIsMadeFromTheRows) {
+  ExpectReadmeSection("<!-- workload list: chsim list --markdown workloads -->\n",
+                      "<!-- end of workload list -->", WorkloadListMarkdown(),
+                      "chsim list --markdown workloads");
+}
+
+TEST(SpecDocs, ReadmeLimitsTableIsMadeFromTheRows) {
+  ExpectReadmeSection("<!-- limits table: chsim list --markdown limits -->\n",
+                      "<!-- end of limits table -->", LimitsTableMarkdown(),
+                      "chsim list --markdown limits");
 }
 
 }  // namespace

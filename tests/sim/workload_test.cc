@@ -17,12 +17,17 @@
 namespace chsim::sim {
 namespace {
 
-// A generated workload of `type` with 1000 keys, 5000 requests (zipf).
+// A generated workload of `type` with 1000 keys, 5000 requests (zipf): the
+// fields its rows take.
 std::shared_ptr<const Workload> Make(std::string_view type, const std::string& shape,
                                      Json extra = Json::object()) {
   Json f = {{"keys", 1000}, {"requests", 5000}, {"exponent", 1.0}, {"shape", shape}};
   for (auto it = extra.begin(); it != extra.end(); ++it) f[it.key()] = it.value();
-  return MakeWorkload(type, f);
+  Json given = Json::object();
+  for (const FieldSpec& row : FindWorkload(type)->fields) {
+    if (f.contains(row.name)) given[std::string(row.name)] = f[std::string(row.name)];
+  }
+  return MakeWorkload(type, given);
 }
 
 TEST(WorkloadTest, SequentialKeysAreNumbered) {

@@ -1,0 +1,355 @@
+// The rows of the scenario format (sim/base/fields.h): the top level, nodes,
+// events, output and throughput. Each workload's rows are in its own file;
+// algorithm entries are read from the algorithm specs. The reader
+// (scenario.cc), scenarios/schema.json (scenario_schema.cc), `chsim list
+// --json` and README's limits table are made from these rows.
+#include <cstdint>
+
+#include "sim/scenario/node_pattern.h"
+#include "sim/scenario/scenario.h"
+
+namespace chsim::sim {
+namespace {
+
+constexpr uint64_t kMaxWeight = 0x7fffffff;
+
+// A seed given as a string: its decimal digits must fit in 64 bits.
+void CheckSeedDigits(const JsonReader& value, Json*) {
+  const std::string s = value.value().get<std::string>();
+  if (s.size() == 20 && s > "18446744073709551615") {
+    value.Fail("an integer 0..2^64-1, or a string of its decimal digits");
+  }
+}
+
+void CheckNodePattern(const JsonReader& value, Json*) {
+  NodePattern::Compile(value.value().get<std::string>(), value.where());
+}
+
+constexpr char kSeedAccepted[] = "an integer 0..2^64-1, or a string of its decimal digits";
+constexpr FieldSpec kSeedForms[] = {
+    {.type = FieldType::kInteger, .max = UINT64_MAX, .accepted = kSeedAccepted},
+    {.type = FieldType::kString,
+     .pattern = "^[0-9]{1,20}$",
+     .accepted = kSeedAccepted,
+     .check = CheckSeedDigits},
+};
+
+constexpr FieldSpec kWeight{.type = FieldType::kInteger,
+                            .doc = "a node's weight",
+                            .min = 1,
+                            .max = kMaxWeight,
+                            .limit_doc = "the peers' weights are 32-bit signed integers"};
+constexpr FieldSpec kWeightRangeFields[] = {
+    {.name = "min",
+     .type = FieldType::kInteger,
+     .doc = "smallest weight",
+     .required = true,
+     .min = 1,
+     .max = kMaxWeight},
+    {.name = "max",
+     .type = FieldType::kInteger,
+     .doc = "largest weight",
+     .required = true,
+     .min = 1,
+     .max = kMaxWeight},
+};
+constexpr ObjectSpec kWeightRange{.name = "weight_range",
+                                  .doc = "each node's weight drawn uniformly in min..max",
+                                  .fields = kWeightRangeFields};
+constexpr FieldSpec kWeightChoiceFields[] = {
+    {.name = "choice",
+     .type = FieldType::kList,
+     .doc = "weights to draw each node's from, uniformly",
+     .required = true,
+     .items = &kWeight,
+     .min_items = 1,
+     .accepted = "a non-empty list of weights"},
+};
+constexpr ObjectSpec kWeightChoice{.name = "weight_choice",
+                                   .doc = "each node's weight drawn from a list",
+                                   .fields = kWeightChoiceFields};
+constexpr char kWeightsAccepted[] =
+    "\"uniform\", a list of integer weights (one per node), {\"min\": A, \"max\": B} or "
+    "{\"choice\": [w, ...]}";
+constexpr std::string_view kUniform[] = {"uniform"};
+constexpr FieldSpec kWeightForms[] = {
+    {.type = FieldType::kEnum, .choices = kUniform, .accepted = kWeightsAccepted},
+    {.type = FieldType::kList, .items = &kWeight, .min_items = 1, .accepted = kWeightsAccepted},
+    {.type = FieldType::kObject, .object = &kWeightRange},
+    {.type = FieldType::kObject, .object = &kWeightChoice},
+};
+
+constexpr FieldSpec kNodeCountFields[] = {
+    {.name = "count",
+     .type = FieldType::kInteger,
+     .doc = "how many nodes",
+     .required = true,
+     .sweepable = true,
+     .min = 1,
+     .max = kMaxScenarioNodes,
+     .example_json = "100",
+     .limit_doc = "also the most nodes an event adds"},
+    {.name = "pattern",
+     .type = FieldType::kString,
+     .doc = "node labels: {i} arithmetic (+ - * / %, left to right) and {hex:N} placeholders",
+     .sweepable = true,
+     .min_length = 1,
+     .pattern = "^[^\\s]+$",
+     .default_json = "\"10.{i/65536%256}.{i/256%256}.{i%256}:11211\"",
+     .example_json = "\"cache-{i}.example.com:11211\"",
+     .accepted = "a naming pattern such as \"10.0.{i/256}.{i%256}:11211\"",
+     .check = CheckNodePattern},
+    {.name = "first_index",
+     .type = FieldType::kInteger,
+     .doc = "the {i} of the first node",
+     .max = 1u << 30,
+     .default_json = "1"},
+    {.name = "weights",
+     .type = FieldType::kOneOf,
+     .doc = "node weights",
+     .alternatives = kWeightForms,
+     .default_json = "\"uniform\"",
+     .example_json = "{\"min\": 1, \"max\": 4}",
+     .accepted = kWeightsAccepted},
+};
+constexpr ObjectSpec kNodeCount{
+    .name = "nodes", .doc = "nodes named by a pattern", .fields = kNodeCountFields};
+constexpr FieldSpec kNodeFileFields[] = {
+    {.name = "file",
+     .type = FieldType::kString,
+     .doc = "a server-list file (relative to the scenario's folder): HOST[:PORT] [WEIGHT [NAME]]",
+     .required = true,
+     .min_length = 1,
+     .example_json = "\"servers.txt\"",
+     .accepted = "a server-list file path"},
+};
+constexpr ObjectSpec kNodeFile{
+    .name = "node_file", .doc = "nodes listed in a server-list file", .fields = kNodeFileFields};
+constexpr FieldSpec kNodeForms[] = {
+    {.type = FieldType::kObject, .object = &kNodeCount},
+    {.type = FieldType::kObject, .object = &kNodeFile},
+};
+
+// --- events ------------------------------------------------------------------
+
+constexpr FieldSpec kLabel{.type = FieldType::kString,
+                           .doc = "a node label as the server list writes it",
+                           .min_length = 1,
+                           .accepted = "a node label"};
+constexpr FieldSpec kLabels{.name = "nodes",
+                            .type = FieldType::kList,
+                            .doc = "the nodes, by label",
+                            .items = &kLabel,
+                            .min_items = 1,
+                            .accepted = "a non-empty list of node labels"};
+constexpr FieldSpec EventCountField(std::string_view name, std::string_view doc) {
+  return {
+      .name = name, .type = FieldType::kInteger, .doc = doc, .min = 1, .max = kMaxScenarioNodes};
+}
+constexpr FieldSpec EventWeightField(bool required, std::string_view doc) {
+  return {.name = "weight",
+          .type = FieldType::kInteger,
+          .doc = doc,
+          .required = required,
+          .min = 1,
+          .max = kMaxWeight,
+          .default_json = required ? "" : "1"};
+}
+
+constexpr FieldSpec kAddFields[] = {
+    EventCountField("count", "nodes to add, named by the pattern after the last one"),
+    kLabels,
+    EventWeightField(false, "the added nodes' weight"),
+};
+constexpr std::string_view kAddOne[] = {"count", "nodes"};
+constexpr ObjectSpec kAdd{.doc = "add nodes: a count named by the pattern, or labels",
+                          .fields = kAddFields,
+                          .exactly_one = kAddOne,
+                          .tag_value = "add"};
+constexpr FieldSpec kRemoveFields[] = {
+    kLabels,
+    EventCountField("random", "live nodes to remove, drawn at random"),
+    EventCountField("last", "the most recently added live nodes to remove"),
+};
+constexpr std::string_view kRemoveOne[] = {"nodes", "random", "last"};
+constexpr ObjectSpec kRemove{.doc = "remove nodes: by label, at random, or the last added",
+                             .fields = kRemoveFields,
+                             .exactly_one = kRemoveOne,
+                             .tag_value = "remove"};
+constexpr FieldSpec kFailFields[] = {
+    {.name = "fraction",
+     .type = FieldType::kNumber,
+     .doc = "share of live nodes that fail, 0 < f < 1",
+     .required = true,
+     .number_min = 0,
+     .number_max = 1,
+     .min_exclusive = true,
+     .max_exclusive = true,
+     .example_json = "0.1"},
+};
+constexpr ObjectSpec kFail{
+    .doc = "a share of the live nodes fail at random (restore brings them back)",
+    .fields = kFailFields,
+    .tag_value = "fail"};
+constexpr FieldSpec kReweightFields[] = {
+    kLabels,
+    EventCountField("random", "live nodes to reweight, drawn at random"),
+    EventWeightField(true, "the new weight"),
+};
+constexpr std::string_view kReweightOne[] = {"nodes", "random"};
+constexpr ObjectSpec kReweight{.doc = "give nodes a new weight: by label or at random",
+                               .fields = kReweightFields,
+                               .exactly_one = kReweightOne,
+                               .tag_value = "reweight"};
+constexpr ObjectSpec kRestore{.doc = "bring back every failed node", .tag_value = "restore"};
+
+constexpr const ObjectSpec* kEventVariants[] = {&kAdd, &kRemove, &kFail, &kReweight, &kRestore};
+std::span<const ObjectSpec* const> EventVariants() { return kEventVariants; }
+
+constexpr FieldSpec kEvent{.type = FieldType::kVariant,
+                           .doc = "one event of the timeline",
+                           .tag = "op",
+                           .variants = EventVariants,
+                           .accepted = "an object with an \"op\""};
+
+// --- options -----------------------------------------------------------------
+
+constexpr std::string_view kMetricGroups[] = {"balance", "remap", "throughput"};
+constexpr FieldSpec kMetricGroup{.type = FieldType::kEnum, .choices = kMetricGroups};
+constexpr std::string_view kOnUnsupported[] = {"error", "skip", "rebuild"};
+constexpr std::string_view kPerNode[] = {"none", "first_trial", "all"};
+
+constexpr FieldSpec kOutputFields[] = {
+    {.name = "per_node",
+     .type = FieldType::kEnum,
+     .doc = "which trials write per-node loads (the per_node table)",
+     .choices = kPerNode,
+     .default_json = "\"first_trial\""},
+    {.name = "transitions",
+     .type = FieldType::kBoolean,
+     .doc = "write the remap transition matrix (old node x new node) of each step",
+     .default_json = "false"},
+};
+constexpr ObjectSpec kOutput{
+    .name = "output", .doc = "what a result file holds beyond the rows", .fields = kOutputFields};
+constexpr FieldSpec kThroughputFields[] = {
+    {.name = "keys",
+     .type = FieldType::kInteger,
+     .doc = "keys timed per lookup measurement",
+     .min = 16,
+     .max = 1u << 24,
+     .default_json = "65536"},
+    {.name = "min_time_ms",
+     .type = FieldType::kInteger,
+     .doc = "least time of one timing run",
+     .min = 1,
+     .max = 60000,
+     .default_json = "50"},
+    {.name = "repetitions",
+     .type = FieldType::kInteger,
+     .doc = "timing runs; the median is reported",
+     .min = 1,
+     .max = 100,
+     .default_json = "3"},
+};
+constexpr ObjectSpec kThroughput{
+    .name = "throughput", .doc = "lookup timing", .fields = kThroughputFields};
+
+constexpr FieldSpec kScenarioRows[] = {
+    {.name = "$schema",
+     .type = FieldType::kString,
+     .doc = "the schema this file follows (editors)"},
+    {.name = "schema_version",
+     .type = FieldType::kInteger,
+     .doc = "the scenario format version, 1",
+     .required = true,
+     .min = kScenarioSchemaVersion,
+     .max = kScenarioSchemaVersion,
+     .accepted = "1 (this chsim reads scenario format 1)"},
+    {.name = "name",
+     .type = FieldType::kString,
+     .doc = "a short name for the scenario",
+     .required = true,
+     .pattern = "^[A-Za-z0-9._-]{1,100}$",
+     .example_json = "\"remap-events\"",
+     .accepted = "1..100 letters, digits, '.', '_' or '-'"},
+    {.name = "description", .type = FieldType::kString, .doc = "what the scenario shows"},
+    {.name = "seed",
+     .type = FieldType::kOneOf,
+     .doc = "master seed; every case, trial, key and random event derives from it",
+     .alternatives = kSeedForms,
+     .default_json = "1",
+     .accepted = kSeedAccepted},
+    {.name = "trials",
+     .type = FieldType::kInteger,
+     .doc = "independent repetitions of each case (new node names and keys)",
+     .min = 1,
+     .max = 10000,
+     .default_json = "1",
+     .limit_doc = "each trial repeats every case"},
+    {.name = "nodes",
+     .type = FieldType::kOneOf,
+     .doc = "count and naming pattern, or a server-list file",
+     .required = true,
+     .alternatives = kNodeForms,
+     .example_json = "{\"count\": [10, 100]}"},
+    {.name = "algorithms",
+     .type = FieldType::kExternal,
+     .doc = "a list of {\"algorithm\": name, parameters...}, or \"all\"",
+     .required = true,
+     .external_schema = AlgorithmEntriesSchema},
+    {.name = "workload",
+     .type = FieldType::kVariant,
+     .doc = "the keys (or requests) placed: a \"type\" and its fields",
+     .tag = "type",
+     .variants = WorkloadVariants,
+     .default_json = "{\"type\": \"uniform\", \"keys\": 100000, \"shape\": \"user:{n}\"}",
+     .accepted = "an object with a \"type\""},
+    {.name = "events",
+     .type = FieldType::kList,
+     .doc = "the timeline; metrics are measured after each event",
+     .items = &kEvent,
+     .default_json = "[]",
+     .accepted = "a list of events"},
+    {.name = "metrics",
+     .type = FieldType::kList,
+     .doc = "metric groups to measure",
+     .items = &kMetricGroup,
+     .min_items = 1,
+     .unique = true,
+     .default_json = "[\"balance\", \"remap\"]"},
+    {.name = "epsilon",
+     .type = FieldType::kNumber,
+     .doc = "over_eps_share counts nodes whose load exceeds 1 + epsilon times expected",
+     .number_min = 0,
+     .number_max = 10,
+     .min_exclusive = true,
+     .default_json = "0.1"},
+    {.name = "on_unsupported",
+     .type = FieldType::kEnum,
+     .doc = "an event an algorithm cannot do: refuse the scenario, skip the case, or rebuild",
+     .choices = kOnUnsupported,
+     .default_json = "\"error\""},
+    {.name = "output",
+     .type = FieldType::kObject,
+     .doc = "extra tables",
+     .object = &kOutput,
+     .default_json = "{}"},
+    {.name = "throughput",
+     .type = FieldType::kObject,
+     .doc = "lookup timing",
+     .object = &kThroughput,
+     .default_json = "{}"},
+};
+
+constexpr ObjectSpec kScenarioObject{
+    .doc =
+        "A simulation sweep for `chsim run`. Any field marked 'sweepable' may be a list; lists "
+        "expand to a cartesian product (README.md, 'chsim run'). Unknown keys are errors.",
+    .fields = kScenarioRows};
+
+}  // namespace
+
+const ObjectSpec& ScenarioFields() noexcept { return kScenarioObject; }
+
+}  // namespace chsim::sim
