@@ -24,18 +24,22 @@ const WorkloadSpec* FindWorkload(std::string_view name) noexcept {
 }
 
 std::span<const ObjectSpec* const> WorkloadVariants() noexcept {
-  static const auto* variants = [] {
-    auto* objects = new std::vector<ObjectSpec>;
-    objects->reserve(std::size(kWorkloads));
+  // One object for the life of the process: the specs and the pointers the variant field reads.
+  struct Variants {
+    std::vector<ObjectSpec> objects;
+    std::vector<const ObjectSpec*> pointers;
+  };
+  static const Variants* variants = [] {
+    auto* v = new Variants;
+    v->objects.reserve(std::size(kWorkloads));
     for (const WorkloadSpec* w : kWorkloads) {
-      objects->push_back(
+      v->objects.push_back(
           ObjectSpec{.name = {}, .doc = w->doc, .fields = w->fields, .tag_value = w->name});
     }
-    auto* pointers = new std::vector<const ObjectSpec*>;
-    for (const ObjectSpec& o : *objects) pointers->push_back(&o);
-    return pointers;
+    for (const ObjectSpec& o : v->objects) v->pointers.push_back(&o);
+    return v;
   }();
-  return *variants;
+  return variants->pointers;
 }
 
 WorkloadFields ReadWorkloadFields(const JsonReader& w, const WorkloadSpec** spec) {
