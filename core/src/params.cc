@@ -96,10 +96,13 @@ void ParamSpec::Check(std::string_view algorithm, const ParamValue& value) const
   }
   if (!ok) {
     const bool same_type = value.index() == Default().index();
-    throw std::invalid_argument(std::string(algorithm) + ": " + std::string(name) + " must be " +
-                                Accepted() + " (found " +
-                                (same_type ? FormatParamValue(value) : TypeWord(value)) + ")");
+    Refuse(algorithm, same_type ? FormatParamValue(value) : TypeWord(value));
   }
+}
+
+void ParamSpec::Refuse(std::string_view algorithm, std::string_view found) const {
+  throw std::invalid_argument(std::string(algorithm) + ": " + std::string(name) + " must be " +
+                              Accepted() + " (found " + std::string(found) + ")");
 }
 
 ParamValue ParamSpec::Parse(std::string_view text, uint64_t nodes) const {

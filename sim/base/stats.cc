@@ -1,10 +1,11 @@
 #include "sim/base/stats.h"
 
-#include <algorithm>
 #include <math.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace chsim::sim {
 
@@ -34,8 +35,8 @@ Summary Summarize(std::span<const double> values) noexcept {
   double ss = 0;
   for (double v : values) ss += (v - s.mean) * (v - s.mean);
   s.stddev = std::sqrt(ss / static_cast<double>(values.size() - 1));
-  s.ci95_half = StudentT975(values.size() - 1) * s.stddev /
-                std::sqrt(static_cast<double>(values.size()));
+  s.ci95_half =
+      StudentT975(values.size() - 1) * s.stddev / std::sqrt(static_cast<double>(values.size()));
   return s;
 }
 
@@ -94,16 +95,72 @@ double ChiSquarePValue(double chi2, double df) noexcept {
   return RegularizedGammaQ(df / 2, chi2 / 2);
 }
 
+namespace {
+
+constexpr double kZ995 = 2.5758293035489;  // NormalQuantile(0.995)
+
+// (1 - a + z sqrt(a))^3 with a = 1/(9v), 0 below the cube's zero.
+double WhBound(double v, double z) noexcept {
+  const double a = 1 / (9 * v);
+  const double x = 1 - a + z * std::sqrt(a);
+  return x > 0 ? x * x * x : 0;
+}
+
+}  // namespace
+
 RingTheory RingTheoryFor(double v, double n) noexcept {
   RingTheory t;
   t.cv = 1 / std::sqrt(v);
-  double a = 1 / (9 * v);
-  double lo = 1 - a - 2.5758293035489 * std::sqrt(a);
-  double hi = 1 - a + 2.5758293035489 * std::sqrt(a);
-  t.wh99_low = lo > 0 ? lo * lo * lo : 0;
-  t.wh99_high = hi * hi * hi;
+  t.wh99_low = WhBound(v, -kZ995);
+  t.wh99_high = WhBound(v, kZ995);
   t.max_over_mean = 1 + std::sqrt(2 * std::log(n) / v);
   return t;
+}
+
+double NormalQuantile(double q) noexcept {
+  // The upper half by symmetry: 1 - q is exact there, and the refinement
+  // below keeps its precision only where Phi is far from 1.
+  if (q > 0.5) return -NormalQuantile(1 - q);
+  // Acklam (2003): rational approximations in the centre and the tails.
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                                 -2.759285104469687e+02, 1.383577518672690e+02,
+                                 -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                                 -1.556989798598866e+02, 6.680131188771972e+01,
+                                 -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                                 -2.400758277161838e+00, -2.549732539343734e+00,
+                                 4.374664141464968e+00,  2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
+                                 2.445134137142996e+00, 3.754408661907416e+00};
+  constexpr double kLow = 0.02425;
+  auto tail = [&](double r) {
+    return (((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+           ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+  };
+  double x;
+  if (q < kLow) {
+    x = tail(std::sqrt(-2 * std::log(q)));
+  } else {
+    const double u = q - 0.5, r = u * u;
+    x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * u /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  }
+  // One Halley step on Phi(x) - q.
+  const double e = 0.5 * std::erfc(-x / std::sqrt(2.0)) - q;
+  const double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
+  return x - u / (1 + x * u / 2);
+}
+
+double WhQuantile(double v, double q) noexcept { return WhBound(v, NormalQuantile(q)); }
+
+double MaxRatioQuantile(double n, double v, double q) noexcept {
+  return WhQuantile(v, std::pow(q, 1 / n));
+}
+
+double CvQuantile(double n, double v, double q) noexcept {
+  const double rel = std::sqrt((2 + 6 / v) / (4 * std::max(n - 1, 1.0)));
+  return std::max(0.0, 1 + NormalQuantile(q) * rel) / std::sqrt(v);
 }
 
 }  // namespace chsim::sim

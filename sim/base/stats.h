@@ -20,8 +20,8 @@ double StudentT975(size_t df) noexcept;
 struct Summary {
   size_t count = 0;
   double mean = 0;
-  double stddev = 0;      // sample standard deviation (n - 1); 0 when count < 2
-  double ci95_half = 0;   // t_{0.975,n-1} * stddev / sqrt(n); 0 when count < 2
+  double stddev = 0;     // sample standard deviation (n - 1); 0 when count < 2
+  double ci95_half = 0;  // t_{0.975,n-1} * stddev / sqrt(n); 0 when count < 2
 };
 Summary Summarize(std::span<const double> values) noexcept;
 
@@ -37,12 +37,31 @@ double ChiSquarePValue(double chi2, double df) noexcept;
 // Theory of a ring with v points per node and n nodes, equal weights: a
 // node's arc total is the sum of v Exp arcs, Gamma(v) (Karger et al. 1997).
 struct RingTheory {
-  double cv;              // relative std of a node's load: 1/sqrt(v)
-  double wh99_low;        // Wilson-Hilferty 99% interval of load/mean:
-  double wh99_high;       //   (1 - a -/+ 2.576 sqrt(a))^3, a = 1/(9v)
-  double max_over_mean;   // expected max/mean: 1 + sqrt(2 ln n / v)
+  double cv;             // relative std of a node's load: 1/sqrt(v)
+  double wh99_low;       // Wilson-Hilferty 99% interval of load/mean:
+  double wh99_high;      //   (1 - a -/+ 2.576 sqrt(a))^3, a = 1/(9v)
+  double max_over_mean;  // expected max/mean: 1 + sqrt(2 ln n / v)
 };
 RingTheory RingTheoryFor(double points_per_node, double nodes) noexcept;
+
+// The q-quantile of the standard normal distribution: Acklam's rational
+// approximation refined by one Halley step (relative error ~1e-15).
+// REQUIRES: 0 < q < 1.
+double NormalQuantile(double q) noexcept;
+
+// The q-quantile of one node's load / mean on a ring of v points per node
+// (Wilson-Hilferty on Gamma(v)): max(0, 1 - a + z_q sqrt(a))^3, a = 1/(9v).
+// RingTheory's wh99 bounds are its 0.005 and 0.995 quantiles.
+double WhQuantile(double points_per_node, double q) noexcept;
+
+// The q-quantile of the largest of n nodes' load / mean, the nodes taken as
+// independent: WhQuantile(v, q^(1/n)).
+double MaxRatioQuantile(double nodes, double points_per_node, double q) noexcept;
+
+// The q-quantile of the CV of the loads across n nodes with v points: the
+// normal approximation of a sample standard deviation with Gamma(v)'s
+// kurtosis, 1/sqrt(v) * max(0, 1 + z_q sqrt((2 + 6/v) / (4 (n - 1)))).
+double CvQuantile(double nodes, double points_per_node, double q) noexcept;
 
 }  // namespace chsim::sim
 

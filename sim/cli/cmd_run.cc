@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -14,11 +13,11 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/interrupt.h"
-#include "sim/base/progress.h"
 #include "sim/cli/commands.h"
 #include "sim/results/provenance.h"
 #include "sim/results/results.h"
 #include "sim/run/plan.h"
+#include "sim/run/run_document.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 
@@ -84,7 +83,6 @@ struct RunFlags {
 };
 
 void Run(const RunFlags& f) {
-  const auto t0 = std::chrono::steady_clock::now();
   sim::RunInfo info;
   info.started_utc = sim::UtcNow();
   info.command = g_argv;
@@ -121,13 +119,11 @@ void Run(const RunFlags& f) {
   }
   CheckOutputWritable(output);
   sim::InstallInterruptHandlers();
-  sim::Progress progress(f.quiet, sim::EstimateWork(s, cases), cases.size());
   size_t finished = 0;
-  sim::RunOutput out;
+  sim::Json doc;
   try {
-    out = sim::RunScenario(s, sim::RunOptions{threads, shard, f.force}, &progress, &finished);
+    doc = sim::RunDocument(s, sim::RunOptions{threads, shard, f.force}, info, f.quiet, &finished);
   } catch (const sim::Interrupted&) {
-    progress.Finish();
     int sig = sim::InterruptSignal();
     std::fprintf(stderr,
                  "chsim: interrupted by %s after finishing %zu of %zu cases; no result file "
@@ -135,14 +131,6 @@ void Run(const RunFlags& f) {
                  sig == SIGTERM ? "SIGTERM" : "SIGINT", finished, cases.size(), output.c_str());
     std::_Exit(128 + (sig ? sig : SIGINT));
   }
-  progress.Finish();
-  info.finished_utc = sim::UtcNow();
-  info.threads = threads;
-  info.seed = s.seed;
-  info.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<const sim::CaseResult*> results;
-  for (const sim::CaseResult& r : out.results) results.push_back(&r);
-  sim::Json doc = sim::BuildResults(s, out.cases, results, shard, sim::MakeProvenance(info));
   if (sim::StopRequested()) {
     const int sig = sim::InterruptSignal();
     std::fprintf(stderr,
@@ -152,16 +140,21 @@ void Run(const RunFlags& f) {
   }
   sim::WriteFileAtomically(output, sim::SerializeResults(doc));
   size_t skipped = 0;
-  for (const sim::CaseResult& r : out.results) {
-    if (r.status == "skipped") {
+  for (const sim::Json& c : doc["cases"]) {
+    if (c["status"] == "skipped") {
       ++skipped;
-      if (!f.quiet) std::fprintf(stderr, "chsim: note: case skipped: %s\n", r.message.c_str());
+      if (!f.quiet) {
+        std::fprintf(stderr, "chsim: note: case skipped: %s\n",
+                     c["message"].get<std::string>().c_str());
+      }
     }
   }
   if (!f.quiet) {
-    std::fprintf(
-        stderr, "chsim: wrote %s: %zu cases (%zu skipped), %zu rows, %.1f s on %u threads\n",
-        output.c_str(), cases.size(), skipped, doc["rows"].size(), info.wall_seconds, threads);
+    const sim::Json& p = doc["provenance"];
+    std::fprintf(stderr,
+                 "chsim: wrote %s: %zu cases (%zu skipped), %zu rows, %.1f s on %u threads\n",
+                 output.c_str(), cases.size(), skipped, doc["rows"].size(),
+                 p["wall_seconds"].get<double>(), threads);
   }
 }
 

@@ -60,14 +60,14 @@ Json ParameterEntry(const ParamSpec& p) {
   return j;
 }
 
+}  // namespace
+
 Json CapabilitiesJson(const Capabilities& c) {
   return {{"weights", c.weights},          {"removal", c.arbitrary_removal ? "any" : "last_added"},
           {"incremental", c.incremental},  {"exact_shares", c.exact_shares},
           {"stateful", c.stateful},        {"minimal_disruption", c.minimal_disruption},
           {"history_free", c.history_free}};
 }
-
-}  // namespace
 
 Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs) {
   Json out = Json::array();

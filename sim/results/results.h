@@ -64,6 +64,11 @@ struct Shard {
   uint32_t index = 0, count = 1;
 };
 
+// Capabilities as the catalog writes them: weights, removal ("any" or
+// "last_added"), incremental, exact_shares, stateful, minimal_disruption,
+// history_free.
+Json CapabilitiesJson(const Capabilities& capabilities);
+
 // The `algorithms` block: for each spec, its name, summary, paper, year,
 // capabilities (removal: "any" or "last_added") and parameters with docs.
 Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs);

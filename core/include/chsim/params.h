@@ -70,6 +70,9 @@ struct ParamSpec {
   // Throws std::invalid_argument "<algorithm>: <name> must be <accepted> (found
   // <value>)" unless `value` has this type and is accepted.
   void Check(std::string_view algorithm, const ParamValue& value) const;
+  // Throws Check's message for a value shown as `found` (a value of another
+  // type or range than ParamValue holds, e.g. -1 or a list from Python).
+  [[noreturn]] void Refuse(std::string_view algorithm, std::string_view found) const;
   // A value from text (a command-line flag): digits for kInteger ("auto" gives
   // auto_value(nodes)), a decimal for kNumber, the text itself for kString.
   // Throws std::invalid_argument "found '<text>'; accepted: ..." when the
