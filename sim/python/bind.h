@@ -29,8 +29,8 @@
 
 #include "chsim/node.h"
 #include "chsim/params.h"
-#include "chsim/sim/interrupt.h"
-#include "chsim/sim/json_reader.h"
+#include "sim/base/interrupt.h"
+#include "sim/base/json_reader.h"
 
 namespace chsim::python {
 

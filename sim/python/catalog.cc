@@ -1,12 +1,12 @@
 // chsim.profiles() ... chsim.metrics() (read from the registries through
 // sim::Catalog), chsim.hash, and chsim.theory: the balance theory the
 // simulator writes as theory.* rows and tune starts from.
-#include "chsim/sim/catalog.h"
+#include "sim/results/catalog.h"
 
-#include "bind.h"
 #include "chsim/hasher.h"
-#include "chsim/sim/stats.h"
-#include "chsim/sim/tune.h"
+#include "sim/base/stats.h"
+#include "sim/python/bind.h"
+#include "sim/tune/tune.h"
 
 namespace chsim::python {
 namespace {

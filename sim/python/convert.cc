@@ -2,10 +2,10 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "bind.h"
 #include "chsim/algorithm.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/server_list.h"
+#include "sim/base/errors.h"
+#include "sim/python/bind.h"
+#include "sim/scenario/server_list.h"
 
 namespace chsim::python {
 namespace {

@@ -1,7 +1,7 @@
 // The extension module chsim._chsim; the package chsim (chsim/__init__.py)
 // re-exports it with the Python parts (Results, NodeIndices, run, tune).
-#include "bind.h"
-#include "chsim/sim/provenance.h"
+#include "sim/python/bind.h"
+#include "sim/results/provenance.h"
 
 PYBIND11_MODULE(_chsim, m) {
   namespace python = chsim::python;

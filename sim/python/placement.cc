@@ -14,12 +14,12 @@
 #include <shared_mutex>
 #include <unordered_map>
 
-#include "bind.h"
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
-#include "chsim/sim/results.h"
+#include "sim/python/bind.h"
+#include "sim/results/results.h"
 
 namespace chsim::python {
 namespace {

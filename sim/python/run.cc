@@ -2,13 +2,13 @@
 // Results) and chsim.tune: the simulator's commands, stoppable with Ctrl-C.
 #include <thread>
 
-#include "bind.h"
-#include "chsim/sim/errors.h"
-#include "chsim/sim/plan.h"
-#include "chsim/sim/results.h"
-#include "chsim/sim/run_document.h"
-#include "chsim/sim/scenario.h"
-#include "chsim/sim/tune_command.h"
+#include "sim/base/errors.h"
+#include "sim/python/bind.h"
+#include "sim/results/results.h"
+#include "sim/run/plan.h"
+#include "sim/run/run_document.h"
+#include "sim/scenario/scenario.h"
+#include "sim/tune/tune_command.h"
 
 namespace chsim::python {
 namespace {

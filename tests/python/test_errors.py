@@ -121,7 +121,8 @@ def python_call(row, d):
         for flag, text in flags.items():
             key = flag[2:].replace("-", "_")
             options[key] = (int(text) if key in ("nodes", "keys", "draws") else
-                            float(text) if key in ("max_over_mean", "confidence") else text)
+                            float(text) if key in ("max_over_mean", "max_excess_churn", "confidence",
+                                                   "time_budget") else text)
         return lambda: chsim.tune(**options)
     if command in ("run", "validate") and pos and pos[0] != "-":
         kw = {}
