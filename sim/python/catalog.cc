@@ -3,13 +3,17 @@
 // simulator writes as theory.* rows and tune starts from.
 #include "sim/results/catalog.h"
 
+#include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "sim/base/stats.h"
 #include "sim/python/bind.h"
+#include "sim/scenario/case_id.h"
 #include "sim/tune/tune.h"
 
 namespace chsim::python {
 namespace {
+
+using namespace pybind11::literals;
 
 py::object CatalogPart(const char* part) { return ToPython(sim::Catalog()[part]); }
 
@@ -119,6 +123,55 @@ figures chsim writes beside measured ones (theory.* rows) and tune starts from.)
       "no v reaches it. chsim tune's analytic first guess (answer.analytic_points).");
 }
 
+// A dict's items as JSON values, in its order.
+std::vector<std::pair<std::string, sim::Json>> JsonItems(py::handle dict, const char* what) {
+  std::vector<std::pair<std::string, sim::Json>> out;
+  if (dict.is_none()) return out;
+  if (!PyDict_Check(dict.ptr())) {
+    throw TypeError(std::string(what) + " must be a dict (found " + TypeName(dict) + ")");
+  }
+  py::object dumps = py::module_::import("json").attr("dumps");
+  for (auto [key, value] : py::reinterpret_borrow<py::dict>(dict)) {
+    const std::string k = ReadString(key, std::string(what) + " key");
+    out.emplace_back(k, sim::Json::parse(dumps(value).cast<std::string>()));
+  }
+  return out;
+}
+
+py::dict PartsDict(const sim::CaseIdParts& parts) {
+  py::dict params, axes;
+  for (const auto& [k, v] : parts.params) params[Text(k)] = ToPython(v);
+  for (const auto& [k, v] : parts.axes) axes[Text(k)] = ToPython(v);
+  return py::dict("algorithm"_a = Text(parts.algorithm), "params"_a = params, "axes"_a = axes);
+}
+
+std::string CaseId(py::handle algorithm, py::handle params, py::handle axes) {
+  sim::CaseIdParts parts{ReadString(algorithm, "algorithm"), JsonItems(params, "params"),
+                         JsonItems(axes, "axes")};
+  const AlgorithmSpec& spec = GetAlgorithm(parts.algorithm);
+  std::vector<std::pair<std::string, sim::Json>> ordered;  // the spec's order, as scenarios give
+  for (const ParamSpec& p : spec.params) {
+    for (const auto& item : parts.params) {
+      if (item.first == p.name) ordered.push_back(item);
+    }
+  }
+  for (const auto& [name, value] : parts.params) {
+    if (!spec.FindParam(name)) {
+      throw std::invalid_argument(parts.algorithm + " has no parameter '" + name + "'");
+    }
+  }
+  parts.params = std::move(ordered);
+  return sim::FormatCaseId(parts);
+}
+
+std::string CaseLabel(py::handle case_id, py::handle drop) {
+  std::vector<std::string> names;
+  for (py::handle d : py::reinterpret_borrow<py::iterable>(drop)) {
+    names.push_back(ReadString(d, "drop"));
+  }
+  return sim::CaseLabel(sim::ParseCaseId(ReadString(case_id, "case_id")), names);
+}
+
 }  // namespace
 
 void BindCatalog(py::module_& m) {
@@ -148,6 +201,24 @@ void BindCatalog(py::module_& m) {
 keys: one key (str, as UTF-8, or bytes) -> an int; or a list, tuple or numpy array of keys
 (as Algorithm.locate_batch takes them) -> a numpy uint64 array. 32-bit hashers give values
 below 2^32. Runs without the GIL.)");
+  m.def("case_id", &CaseId, py::arg("algorithm"), py::arg("params") = py::none(),
+        py::arg("axes") = py::none(),
+        R"(The id chsim gives a scenario case: the algorithm, the parameters its entry gives
+(dict; written in the spec's order) and the case's axes (dict: "nodes.count", swept
+"nodes.pattern" and "workload.*" values, in order): "ring(hasher=md5,points_per_node=40)/n=10".
+Result files, shard merging and seeds key on it.)");
+  m.def(
+      "parse_case_id",
+      [](py::handle id) { return PartsDict(sim::ParseCaseId(ReadString(id, "case_id"))); },
+      py::arg("case_id"),
+      "A case id read back: {\"algorithm\", \"params\" (typed by the algorithm's spec), \"axes\" "
+      "(\"nodes.count\" for n; values that read as numbers are numbers)}. Raises ValueError for an "
+      "id of another form or an unknown algorithm or parameter.");
+  m.def("case_label", &CaseLabel, py::arg("case_id"), py::arg("drop") = py::tuple(),
+        "The short name figures give a case: its algorithm and the parameters its id names, "
+        "hashers and profiles bare, points per node as v=, table size as M=, balance factor as "
+        "c= (each parameter's spec says how), those in `drop` left out: "
+        "'ring(hasher=md5,points_per_node=40)/n=10' -> 'ring(md5, v=40)'.");
   BindTheory(m);
 }
 

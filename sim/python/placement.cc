@@ -304,21 +304,20 @@ class Placement {
   // The lock, taken by a caller that holds the GIL: it never waits for mu_
   // with the GIL held, since a lookup holding mu_ may be waiting for the GIL
   // (to read a list's next block).
-  std::shared_lock<std::shared_mutex> ReadLock() const {
-    std::shared_lock lock(mu_, std::try_to_lock);
+  template <typename Lock>
+  Lock LockWithGil() const {
+    Lock lock(mu_, std::try_to_lock);
     if (!lock.owns_lock()) {
       py::gil_scoped_release release;
       lock.lock();
     }
     return lock;
   }
+  std::shared_lock<std::shared_mutex> ReadLock() const {
+    return LockWithGil<std::shared_lock<std::shared_mutex>>();
+  }
   std::unique_lock<std::shared_mutex> WriteLock() const {
-    std::unique_lock lock(mu_, std::try_to_lock);
-    if (!lock.owns_lock()) {
-      py::gil_scoped_release release;
-      lock.lock();
-    }
-    return lock;
+    return LockWithGil<std::unique_lock<std::shared_mutex>>();
   }
 
   py::object LabelsUpTo(size_t issued) {

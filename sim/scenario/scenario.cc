@@ -13,6 +13,7 @@
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
 #include "sim/base/text_file.h"
+#include "sim/scenario/case_id.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::sim {
@@ -307,25 +308,14 @@ AlgorithmConfig ResolveAlgorithm(const AlgorithmEntry& entry, const std::vector<
   return config;
 }
 
-// "ring(hasher=md5,points_per_node=40)/n=10/workload.exponent=0.9".
+// The case's id (case_id.h): the parameters the entry gives, then its axes.
 std::string CaseId(const AlgorithmEntry& entry, const CaseSpec& c) {
-  auto text = [](const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
-  std::string id(entry.spec->name);
-  for (size_t k = 0; k < entry.params.size(); ++k) {
-    const std::string name(entry.params[k]->name);
-    id += k == 0 ? '(' : ',';
-    id += name;
-    id += '=';
-    id += text(c.algorithm.shown[name]);
+  CaseIdParts parts{std::string(entry.spec->name), {}, {}};
+  for (const ParamSpec* p : entry.params) {
+    parts.params.emplace_back(std::string(p->name), c.algorithm.shown[std::string(p->name)]);
   }
-  if (!entry.params.empty()) id += ')';
-  for (auto it = c.axes.begin(); it != c.axes.end(); ++it) {
-    id += '/';
-    id += it.key() == "nodes.count" ? std::string("n") : it.key();
-    id += '=';
-    id += text(it.value());
-  }
-  return id;
+  for (auto it = c.axes.begin(); it != c.axes.end(); ++it) parts.axes.emplace_back(it.key(), *it);
+  return FormatCaseId(parts);
 }
 
 // What the cases of one scenario share while they are made.

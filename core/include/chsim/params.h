@@ -62,6 +62,11 @@ struct ParamSpec {
   // Whether a scenario may give a list of values (a sweep axis).
   bool sweepable = true;
 
+  // How figure labels show it (sim/scenario/case_id.h, CaseLabel): "SYMBOL=value"
+  // ("v=160"), the value alone when `bare` ("md5"), else "name=value".
+  std::string_view symbol = {};
+  bool bare = false;
+
   // What is accepted, for messages: "an integer 1..1024", "a prime 2..268435456
   // or \"auto\"", "one of md5, xxh3, ...", "a number > 1 and <= 100".
   std::string Accepted() const;

@@ -101,7 +101,8 @@ constexpr ParamSpec kParams[] = {
      .default_number = 1.25,
      .min = 1,
      .max = 100,
-     .min_exclusive = true},
+     .min_exclusive = true,
+     .symbol = "c"},
 };
 
 }  // namespace

@@ -152,6 +152,7 @@ inline constexpr ParamSpec kHasherParam{
     .doc = "hasher of node labels (node seeds, ring points)",
     .default_text = "xxh3",
     .choices = HasherNames,
+    .bare = true,
 };
 // `key_hasher`: the hasher applied to key bytes; "" means the algorithm's
 // default (KeyHasherOrPointHasher, KeyHasherOrXxh3).
@@ -170,6 +171,7 @@ inline constexpr ParamSpec kPointsParam{
     .default_number = 160,
     .min = 1,
     .max = 100000,
+    .symbol = "v",
 };
 
 // AlgorithmSpec::key_hasher functions: key_hasher when given, else the

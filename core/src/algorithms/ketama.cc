@@ -37,7 +37,8 @@ constexpr ParamSpec kParams[] = {
      .doc = "the client reproduced (chsim list: profiles)",
      .default_text = "spymemcached",
      .choices = ProfileNames,
-     .sweepable = true},
+     .sweepable = true,
+     .bare = true},
     {.name = "hash_algorithm",
      .type = ParamType::kString,
      .doc = "spymemcached profiles: DefaultHashAlgorithm (default KETAMA_HASH)",
@@ -47,7 +48,8 @@ constexpr ParamSpec kParams[] = {
      .type = ParamType::kString,
      .doc = "key hasher where the client lets you choose (libmemcached-ketama, twemproxy)",
      .default_text = "",
-     .choices = HasherNames},
+     .choices = HasherNames,
+     .bare = true},
 };
 
 void Admit(const Params& p, const TimelineStep& step) {

@@ -152,7 +152,8 @@ constexpr ParamSpec kParams[] = {
      .rule = IsPrime,
      .rule_doc = "a prime",
      .auto_value = AutoTableSize,
-     .auto_doc = "the smallest prime >= max(65537, 100 n), n the initial nodes"},
+     .auto_doc = "the smallest prime >= max(65537, 100 n), n the initial nodes",
+     .symbol = "M"},
 };
 
 }  // namespace

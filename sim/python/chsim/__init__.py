@@ -21,15 +21,15 @@ import sys as _sys
 import numpy as _np
 
 from . import _chsim
-from ._chsim import (Algorithm, Ring, ScenarioError, algorithms, hash, hashers, metrics,
-                     profiles, theory, validate, workloads)
+from ._chsim import (Algorithm, Ring, ScenarioError, algorithms, case_id, case_label, hash,
+                     hashers, metrics, parse_case_id, profiles, theory, validate, workloads)
 
 __version__ = _chsim.__version__
 _sys.modules[__name__ + ".theory"] = theory  # from chsim.theory import cv
 
 __all__ = ["Algorithm", "NodeIndices", "Results", "Ring", "ScenarioError", "algorithms",
-           "hash", "hashers", "metrics", "profiles", "run", "theory", "tune", "validate",
-           "workloads"]
+           "case_id", "case_label", "hash", "hashers", "metrics", "parse_case_id", "profiles",
+           "run", "theory", "tune", "validate", "workloads"]
 
 
 class NodeIndices(_np.ndarray):
