@@ -10,6 +10,7 @@
 #include "chsim/profile.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
+#include "sim/results/catalog.h"
 #include "sim/run/metrics.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/workload.h"
@@ -110,7 +111,7 @@ void AddListCommand(CLI::App& app) {
   cmd->callback([] {
     if (table->count() > 0 && markdown.empty()) markdown = "algorithms";
     if (json) {
-      std::fputs((sim::CatalogJson().dump(2) + "\n").c_str(), stdout);
+      std::fputs((sim::Catalog().dump(2) + "\n").c_str(), stdout);
     } else if (schema) {
       std::fputs(sim::FormatScenarioSchema().c_str(), stdout);
     } else if (markdown == "algorithms") {

@@ -185,12 +185,13 @@ void BindCatalog(py::module_& m) {
       "bits.");
   m.def(
       "algorithms", [] { return CatalogPart("algorithms"); },
-      "The registered algorithms, as dicts: name, summary, paper, year, capabilities, and "
-      "parameters (name, type, default, minimum/maximum or choices, accepted, sweepable, doc).");
+      "The registered algorithms, as dicts (the entries of `chsim list --json`): name, summary, "
+      "paper, year, capabilities, memory, balance_bound, default_key_hasher, and parameters "
+      "(name, type, doc, default, minimum/maximum or choices, rule, auto, sweepable, accepted).");
   m.def(
       "workloads", [] { return CatalogPart("workloads"); },
-      "The scenario workload types, as dicts: name, doc, schema (the JSON Schema of the "
-      "scenario's \"workload\" object).");
+      "The scenario workload types, as dicts: name, doc, unit (what one of its units is), "
+      "fields (the rows of the scenario's \"workload\" object: name, type, doc, limits).");
   m.def(
       "metrics", [] { return CatalogPart("metrics"); },
       "The metrics result rows hold, as dicts: name, unit, group (the scenario \"metrics\" entry "

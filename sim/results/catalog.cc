@@ -3,8 +3,10 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "sim/base/fields.h"
 #include "sim/run/metrics.h"
-#include "sim/results/results.h"
+#include "sim/results/provenance.h"
+#include "sim/scenario/scenario.h"
 #include "sim/workload/workload.h"
 
 namespace chsim::sim {
@@ -23,31 +25,93 @@ Json ProfileJson(const ProfileInfo& info) {
           {"duplicates", p.duplicates == DuplicatePoints::kDrop ? "dropped" : "kept"}};
 }
 
+Json ParamValueJson(const ParamValue& v) {
+  if (const uint64_t* u = std::get_if<uint64_t>(&v)) return *u;
+  if (const double* d = std::get_if<double>(&v)) return *d;
+  const std::string& s = std::get<std::string>(v);
+  return s.empty() ? Json(nullptr) : Json(s);
+}
+
+Json ParamJson(const ParamSpec& p) {
+  static constexpr const char* kTypes[] = {"integer", "number", "string"};
+  Json out = {{"name", p.name}, {"type", kTypes[static_cast<int>(p.type)]}, {"doc", p.doc}};
+  out["default"] = ParamValueJson(p.Default());  // null: the algorithm's own choice
+  auto bound = [&p](double v) {
+    return p.type == ParamType::kInteger ? Json(static_cast<uint64_t>(v)) : Json(v);
+  };
+  if (p.type != ParamType::kString) {
+    out[p.min_exclusive ? "exclusive_minimum" : "minimum"] = bound(p.min);
+    out["maximum"] = bound(p.max);
+  }
+  if (p.rule) out["rule"] = p.rule_doc;
+  if (p.auto_value) out["auto"] = p.auto_doc;
+  if (p.choices) {
+    out["choices"] = Json::array();
+    for (std::string_view c : p.choices()) out["choices"].push_back(c);
+  }
+  out["sweepable"] = p.sweepable;
+  out["accepted"] = p.Accepted();
+  return out;
+}
+
+Json CatalogCapabilities(const Capabilities& c) {
+  return {{"weights", c.weights},          {"arbitrary_removal", c.arbitrary_removal},
+          {"incremental", c.incremental},  {"exact_shares", c.exact_shares},
+          {"stateful", c.stateful},        {"minimal_disruption", c.minimal_disruption},
+          {"history_free", c.history_free}};
+}
+
+Json AlgorithmJson(const AlgorithmSpec& a) {
+  Json params = Json::array();
+  for (const ParamSpec& p : a.params) params.push_back(ParamJson(p));
+  return {{"name", a.name},
+          {"summary", a.summary},
+          {"paper", a.paper},
+          {"year", a.year},
+          {"capabilities", CatalogCapabilities(a.capabilities)},
+          {"memory", a.memory_doc},
+          {"balance_bound", a.balance_bound},
+          {"default_key_hasher", a.KeyHasher(a.Resolve({}))},
+          {"parameters", params}};
+}
+
+Json WorkloadJson(const WorkloadSpec& w) {
+  Json fields = Json::array();
+  for (const FieldSpec& f : w.fields) fields.push_back(FieldCatalog(f));
+  return {{"name", w.name}, {"doc", w.doc}, {"unit", w.unit}, {"fields", fields}};
+}
+
 }  // namespace
 
 Json Catalog() {
-  Json doc = Json::object();
-  Json& profiles = doc["profiles"] = Json::array();
+  Json algorithms = Json::array(), workloads = Json::array(), metrics = Json::array(),
+       groups = Json::array(), profiles = Json::array(), hashers = Json::array();
+  for (const AlgorithmSpec* a : AllAlgorithms()) algorithms.push_back(AlgorithmJson(*a));
+  for (const WorkloadSpec* w : AllWorkloads()) workloads.push_back(WorkloadJson(*w));
+  for (const MetricSpec& m : AllMetrics()) {
+    metrics.push_back({{"name", m.name},
+                       {"group", m.group},
+                       {"unit", m.unit},
+                       {"deterministic", m.deterministic},
+                       {"meaning", m.meaning}});
+    if (!m.group.empty() &&
+        std::find(groups.begin(), groups.end(), Json(m.group)) == groups.end()) {
+      groups.push_back(m.group);
+    }
+  }
   for (const ProfileInfo& p : AllProfiles()) profiles.push_back(ProfileJson(p));
-  Json& hashers = doc["hashers"] = Json::array();
   for (const Hasher& h : AllHashers()) {
     hashers.push_back({{"name", h.name}, {"description", h.description}, {"bits", h.bits}});
   }
-  std::span<const AlgorithmSpec* const> all = AllAlgorithms();
-  doc["algorithms"] = AlgorithmCatalog({all.begin(), all.end()});
-  Json& workloads = doc["workloads"] = Json::array();
-  for (const WorkloadSpec* w : AllWorkloads()) {
-    workloads.push_back({{"name", w->name}, {"doc", w->doc}, {"schema", Json::parse(w->schema)}});
-  }
-  Json& metrics = doc["metrics"] = Json::array();
-  for (const MetricSpec& m : AllMetrics()) {
-    metrics.push_back({{"name", m.name},
-                       {"unit", m.unit},
-                       {"group", m.group},
-                       {"deterministic", m.deterministic},
-                       {"meaning", m.meaning}});
-  }
-  return doc;
+  return {{"catalog_version", kCatalogVersion},
+          {"chsim", ToolVersion()},
+          {"algorithms", algorithms},
+          {"workloads", workloads},
+          {"metrics", metrics},
+          {"metric_groups", groups},
+          {"profiles", profiles},
+          {"hashers", hashers},
+          {"scenario", ObjectCatalog(ScenarioFields())}};
 }
 
 }  // namespace chsim::sim

@@ -1,15 +1,20 @@
 // Catalog: everything chsim offers, as one JSON document made from the
 // registries (profiles, hashers, algorithm specs, workload specs, the metric
 // catalog), never from a copy of them. The Python module's catalog functions
-// return its parts; `chsim list` prints the same facts as text.
+// return its parts; `chsim list --json` prints it, `chsim list` the same facts as text.
 //
-// Layout: {"profiles": [{name, description, key_hasher, point_hasher,
-// points_per_node, points_per_hash, lookup, ties, duplicates}], "hashers":
-// [{name, description, bits}], "algorithms": AlgorithmCatalog of every
-// registered algorithm (results.h: name, summary, paper, year, capabilities,
-// parameters with type, default, range or choices, accepted, sweepable, doc),
-// "workloads": [{name, doc, schema}], "metrics": [{name, unit, group,
-// deterministic, meaning}]}; each list in registry order.
+// The format, version `kCatalogVersion` (docs/extending.md, "The catalog"):
+//   {"catalog_version", "chsim": version,
+//    "algorithms": [{name, summary, paper, year, capabilities{...}, memory,
+//                    balance_bound, default_key_hasher, parameters[...]}],
+//    "workloads": [{name, doc, unit, fields[...]}],
+//    "metrics": [{name, group, unit, deterministic, meaning}],
+//    "metric_groups": [...],
+//    "profiles": [{name, description, key_hasher, point_hasher,
+//                  points_per_node, points_per_hash, lookup, ties, duplicates}],
+//    "hashers": [{name, description, bits}],
+//    "scenario": the rows of the scenario format (fields.h: ObjectCatalog)};
+// each list in registry order.
 //
 // Thread-safety: reentrant.
 #ifndef CHSIM_SIM_RESULTS_CATALOG_H_
@@ -19,6 +24,7 @@
 
 namespace chsim::sim {
 
+inline constexpr int kCatalogVersion = 1;
 Json Catalog();
 
 }  // namespace chsim::sim
