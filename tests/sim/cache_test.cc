@@ -1,0 +1,282 @@
+// NodeCache against small hand-worked sequences and against a plain model of
+// each policy (std::list and std::map, written from the policy's definition
+// in docs/cache.md, sharing nothing with the slab and table), over seeded
+// random streams with repeats, deletes, varying sizes, objects and bytes.
+#include "sim/cache/cache.h"
+
+#include <gtest/gtest.h>
+
+#include <list>
+#include <map>
+#include <vector>
+
+#include "sim/base/rng.h"
+
+namespace chsim::sim {
+namespace {
+
+// The plain model: one list per queue, front = head.
+class Model {
+ public:
+  Model(CachePolicy p, uint64_t capacity, bool by_bytes) : p_(p), cap_(capacity), bytes_(by_bytes) {
+    if (p_ == CachePolicy::kS3Fifo) {
+      small_cap_ = std::max<uint64_t>(1, cap_ / 10);
+      ghost_cap_ = cap_ * 9 / 10;
+    }
+  }
+
+  bool Get(uint64_t id, uint32_t size) {
+    if (p_ == CachePolicy::kS3Fifo) return GetS3(id, size);
+    auto it = Locate(main_, id);
+    if (it != main_.end()) {
+      if (p_ == CachePolicy::kLru) main_.splice(main_.begin(), main_, it);
+      if (p_ == CachePolicy::kClock) it->freq = 1;
+      return true;
+    }
+    if (Charge(size) > cap_) return false;
+    while (Used() + Charge(size) > cap_) {
+      if (p_ == CachePolicy::kClock) {
+        while (main_.back().freq) {
+          main_.back().freq = 0;
+          main_.splice(main_.begin(), main_, std::prev(main_.end()));
+        }
+      }
+      main_.pop_back();
+    }
+    main_.push_front({id, size, 0});
+    return false;
+  }
+
+  bool Erase(uint64_t id) {
+    for (auto* l : {&small_, &main_}) {
+      auto it = Locate(*l, id);
+      if (it != l->end()) {
+        l->erase(it);
+        return true;
+      }
+    }
+    auto g = Locate(ghost_, id);
+    if (g != ghost_.end()) ghost_.erase(g);
+    return false;
+  }
+
+  uint64_t Objects() const { return small_.size() + main_.size(); }
+  uint64_t Bytes() const {
+    uint64_t b = 0;
+    for (auto* l : {&small_, &main_}) {
+      for (const Obj& o : *l) b += o.size;
+    }
+    return b;
+  }
+
+ private:
+  struct Obj {
+    uint64_t id;
+    uint32_t size;
+    int freq;
+  };
+  using L = std::list<Obj>;
+  static L::iterator Locate(L& l, uint64_t id) {
+    for (auto it = l.begin(); it != l.end(); ++it) {
+      if (it->id == id) return it;
+    }
+    return l.end();
+  }
+  uint64_t Charge(uint32_t size) const { return bytes_ ? std::max<uint32_t>(size, 1) : 1; }
+  uint64_t Sum(const L& l) const {
+    uint64_t u = 0;
+    for (const Obj& o : l) u += Charge(o.size);
+    return u;
+  }
+  uint64_t Used() const { return Sum(small_) + Sum(main_); }
+
+  bool GetS3(uint64_t id, uint32_t size) {
+    for (auto* l : {&small_, &main_}) {
+      auto it = Locate(*l, id);
+      if (it != l->end()) {
+        it->freq = std::min(it->freq + 1, 3);
+        return true;
+      }
+    }
+    bool to_main = false;
+    auto g = Locate(ghost_, id);
+    if (g != ghost_.end()) {
+      ghost_.erase(g);
+      to_main = true;
+    }
+    if (Charge(size) > small_cap_) return false;
+    while (Used() + Charge(size) > cap_) {
+      if (Sum(main_) > cap_ - small_cap_ || small_.empty()) {
+        EvictMain();
+      } else {
+        EvictSmall();
+      }
+    }
+    (to_main ? main_ : small_).push_front({id, size, 0});
+    return false;
+  }
+  void EvictSmall() {
+    while (!small_.empty()) {
+      Obj t = small_.back();
+      small_.pop_back();
+      if (t.freq >= 2) {
+        main_.push_front({t.id, t.size, 0});
+        continue;
+      }
+      if (Charge(t.size) <= ghost_cap_) {
+        while (Sum(ghost_) + Charge(t.size) > ghost_cap_) ghost_.pop_back();
+        ghost_.push_front({t.id, t.size, 0});
+      }
+      return;
+    }
+  }
+  void EvictMain() {
+    while (!main_.empty()) {
+      Obj t = main_.back();
+      main_.pop_back();
+      if (t.freq == 0) return;
+      main_.push_front({t.id, t.size, t.freq - 1});
+    }
+  }
+
+  CachePolicy p_;
+  uint64_t cap_;
+  bool bytes_;
+  uint64_t small_cap_ = 0, ghost_cap_ = 0;
+  L small_, main_, ghost_;
+};
+
+constexpr CachePolicy kAll[] = {CachePolicy::kLru, CachePolicy::kFifo, CachePolicy::kClock,
+                                CachePolicy::kS3Fifo};
+
+// Replays `ops` (id, size; size 0 with erase = true deletes) through both.
+void Compare(CachePolicy p, uint64_t capacity, bool by_bytes, uint64_t seed, int requests,
+             uint64_t objects, uint32_t max_size, bool hint) {
+  NodeCache cache(p, capacity, by_bytes, hint ? 4 : 0);
+  Model model(p, capacity, by_bytes);
+  SplitMix64 rng(seed);
+  for (int r = 0; r < requests; ++r) {
+    // Skewed ids: a small hot set and a long tail.
+    const uint64_t x = rng.Next();
+    const uint64_t id = (x & 3) ? Bounded(rng.Next(), objects / 8 + 1) : Bounded(x, objects);
+    const uint64_t obj = Mix(id);  // ids are hashes in the simulator
+    const uint32_t size = static_cast<uint32_t>(Mix(id ^ 77) % max_size);  // 0 allowed
+    if (Bounded(rng.Next(), 50) == 0) {
+      ASSERT_EQ(cache.Erase(obj), model.Erase(obj)) << CachePolicyName(p) << " erase " << r;
+      continue;
+    }
+    ASSERT_EQ(cache.Get(obj, size), model.Get(obj, size)) << CachePolicyName(p) << " request " << r;
+    ASSERT_EQ(cache.objects(), model.Objects()) << CachePolicyName(p) << " request " << r;
+    ASSERT_EQ(cache.stored_bytes(), model.Bytes()) << CachePolicyName(p) << " request " << r;
+    ASSERT_LE(cache.used(), capacity);
+  }
+}
+
+TEST(CacheTest, MatchesPlainModelInObjects) {
+  for (CachePolicy p : kAll) {
+    for (uint64_t capacity : {1, 2, 7, 10, 64}) {
+      Compare(p, capacity, false, 11 + capacity, 6000, 400, 100, false);
+    }
+  }
+}
+
+TEST(CacheTest, MatchesPlainModelInBytesWithGrowth) {
+  for (CachePolicy p : kAll) {
+    for (uint64_t capacity : {50, 1000, 20000}) {
+      Compare(p, capacity, true, 5 + capacity, 6000, 600, 400, true);
+    }
+  }
+}
+
+TEST(CacheTest, LruEvictsLeastRecentlyUsed) {
+  NodeCache c(CachePolicy::kLru, 3, false);
+  for (uint64_t id : {1, 2, 3}) EXPECT_FALSE(c.Get(id, 1));
+  EXPECT_TRUE(c.Get(1, 1));   // order now 1 3 2
+  EXPECT_FALSE(c.Get(4, 1));  // evicts 2
+  EXPECT_TRUE(c.Get(3, 1));
+  EXPECT_TRUE(c.Get(1, 1));
+  EXPECT_FALSE(c.Get(2, 1));
+}
+
+TEST(CacheTest, FifoIgnoresHits) {
+  NodeCache c(CachePolicy::kFifo, 3, false);
+  for (uint64_t id : {1, 2, 3}) EXPECT_FALSE(c.Get(id, 1));
+  EXPECT_TRUE(c.Get(1, 1));
+  EXPECT_FALSE(c.Get(4, 1));  // evicts 1, the first in
+  EXPECT_FALSE(c.Get(1, 1));
+}
+
+TEST(CacheTest, ClockGivesASecondChance) {
+  NodeCache c(CachePolicy::kClock, 3, false);
+  for (uint64_t id : {1, 2, 3}) EXPECT_FALSE(c.Get(id, 1));
+  EXPECT_TRUE(c.Get(1, 1));   // 1's bit set
+  EXPECT_FALSE(c.Get(4, 1));  // 1 goes round, 2 is evicted
+  EXPECT_TRUE(c.Get(1, 1));
+  EXPECT_FALSE(c.Get(2, 1));
+}
+
+TEST(CacheTest, S3FifoGhostHitEntersMain) {
+  // Capacity 10: S holds 1, M 9, G 9.
+  NodeCache c(CachePolicy::kS3Fifo, 10, false);
+  // S takes new objects until the whole cache is full; then 1 and 2, never
+  // hit, leave S for G as 11 and 12 arrive.
+  for (uint64_t id = 1; id <= 12; ++id) EXPECT_FALSE(c.Get(id, 1));
+  EXPECT_EQ(c.objects(), 10u);
+  EXPECT_TRUE(c.Get(3, 1));
+  // 1 is remembered by G: a miss now, admitted to M.
+  EXPECT_FALSE(c.Get(1, 1));
+  EXPECT_TRUE(c.Get(1, 1));
+}
+
+TEST(CacheTest, BytesCapacityAndOversizedObjects) {
+  NodeCache c(CachePolicy::kLru, 100, true);
+  EXPECT_FALSE(c.Get(1, 60));
+  EXPECT_FALSE(c.Get(2, 30));
+  EXPECT_EQ(c.stored_bytes(), 90u);
+  EXPECT_FALSE(c.Get(3, 20));  // evicts 1
+  EXPECT_EQ(c.stored_bytes(), 50u);
+  EXPECT_FALSE(c.Get(4, 101));  // never fits: not inserted
+  EXPECT_FALSE(c.Get(4, 101));
+  EXPECT_EQ(c.objects(), 2u);
+  EXPECT_TRUE(c.Get(2, 999));  // a hit keeps the stored size
+  EXPECT_EQ(c.stored_bytes(), 50u);
+}
+
+TEST(CacheTest, EraseClearAndRelease) {
+  NodeCache c(CachePolicy::kLru, 1000, false);
+  for (uint64_t id = 0; id < 1000; ++id) c.Get(Mix(id), 1);
+  EXPECT_TRUE(c.Erase(Mix(5)));
+  EXPECT_FALSE(c.Erase(Mix(5)));
+  EXPECT_EQ(c.objects(), 999u);
+  c.Clear();
+  EXPECT_EQ(c.objects(), 0u);
+  EXPECT_FALSE(c.Get(Mix(7), 1));
+  c.Release();
+  EXPECT_EQ(c.objects(), 0u);
+  for (uint64_t id = 0; id < 2000; ++id) c.Get(Mix(id), 1);
+  EXPECT_EQ(c.objects(), 1000u);
+}
+
+// Capacity of objects: the slab and table are sized once; a long stream
+// allocates nothing more (MemoryBytes does not move).
+TEST(CacheTest, ObjectsCacheNeverGrows) {
+  for (CachePolicy p : kAll) {
+    NodeCache c(p, 5000, false);
+    const size_t before = c.MemoryBytes();
+    SplitMix64 rng(3);
+    for (int r = 0; r < 200000; ++r) c.Get(rng.Next() % 20000, 1);
+    EXPECT_EQ(c.MemoryBytes(), before) << CachePolicyName(p);
+    EXPECT_LE(before, 5000u * (p == CachePolicy::kS3Fifo ? 70 : 40)) << CachePolicyName(p);
+  }
+}
+
+TEST(CacheTest, PolicyNames) {
+  for (std::string_view n : CachePolicyNames()) {
+    ASSERT_TRUE(FindCachePolicy(n).has_value());
+    EXPECT_EQ(CachePolicyName(*FindCachePolicy(n)), n);
+  }
+  EXPECT_FALSE(FindCachePolicy("arc").has_value());
+}
+
+}  // namespace
+}  // namespace chsim::sim
