@@ -1,16 +1,18 @@
 // The workload registry and what the workload types share.
 #include "sim/workload/workload.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace chsim::sim {
 
-extern const WorkloadSpec kUniformWorkload, kSequentialWorkload, kZipfWorkload, kFileWorkload;
+extern const WorkloadSpec kUniformWorkload, kSequentialWorkload, kZipfWorkload, kFileWorkload,
+    kTraceWorkload;
 
 namespace {
 
 constexpr const WorkloadSpec* kWorkloads[] = {&kUniformWorkload, &kSequentialWorkload,
-                                              &kZipfWorkload, &kFileWorkload};
+                                              &kZipfWorkload, &kFileWorkload, &kTraceWorkload};
 
 }  // namespace
 
@@ -47,6 +49,7 @@ WorkloadFields ReadWorkloadFields(const JsonReader& w, const WorkloadSpec** spec
       .name = "workload", .type = FieldType::kVariant, .tag = "type", .variants = WorkloadVariants};
   const Json checked = ReadField(w, kWorkloadField);
   *spec = FindWorkload(checked["type"].get<std::string>());
+  if ((*spec)->check) (*spec)->check(w, checked);
   return SplitWorkloadFields(**spec, checked, w.value());
 }
 
@@ -55,7 +58,9 @@ WorkloadFields ReadWorkloadAs(const WorkloadSpec& spec, const JsonReader& w) {
   w.Require("type", std::string(spec.name));
   w.At("type").Enum({std::string(spec.name)});
   const ObjectSpec object{.doc = spec.doc, .fields = spec.fields, .tag_value = spec.name};
-  return SplitWorkloadFields(spec, ReadObject(w, object, "type"), w.value());
+  const Json checked = ReadObject(w, object, "type");
+  if (spec.check) spec.check(w, checked);
+  return SplitWorkloadFields(spec, checked, w.value());
 }
 
 WorkloadFields SplitWorkloadFields(const WorkloadSpec& spec, const Json& checked,
@@ -106,6 +111,42 @@ void Workload::KeysAt(uint64_t seed, uint64_t begin, size_t count, KeyBlock* blo
 }
 
 void Workload::ForEachLine(const std::function<bool(std::string_view, uint64_t)>&) const {}
+
+void Workload::SizesAt(uint64_t, const KeyBlock&, std::span<uint32_t> out) const {
+  std::fill(out.begin(), out.end(), 0u);
+}
+
+namespace {
+
+// An indexed workload's units as reads, a block of KeysAt at a time.
+class IndexedRequests final : public RequestReader {
+ public:
+  IndexedRequests(const Workload& w, uint64_t seed) : w_(w), seed_(seed) {}
+  void Next(size_t max, RequestBlock* block) override {
+    const size_t m = static_cast<size_t>(std::min<uint64_t>(max, w_.units() - next_));
+    w_.KeysAt(seed_, next_, m, &block->keys);
+    block->keys.keys.resize(m);
+    block->sizes.resize(m);
+    if (w_.sized()) {
+      w_.SizesAt(seed_, block->keys, block->sizes);
+    } else {
+      std::fill(block->sizes.begin(), block->sizes.end(), 0u);
+    }
+    block->ops.assign(m, RequestOp::kRead);
+    next_ += m;
+  }
+
+ private:
+  const Workload& w_;
+  uint64_t seed_, next_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RequestReader> Workload::OpenRequests(uint64_t seed) const {
+  if (!indexed()) throw std::logic_error("OpenRequests: a streamed workload must override it");
+  return std::make_unique<IndexedRequests>(*this, seed);
+}
 
 void CheckKeyShape(const JsonReader& value, Json*) {
   KeyShape::Compile(value.value().get<std::string>(), value.where());

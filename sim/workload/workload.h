@@ -16,6 +16,11 @@
 //               key = shape rendered for number r-1 with parts seeded by (seed, r)
 //   file        unit = a line of the file, key bytes verbatim, weight from the
 //               last token when "weighted" (streamed, never held in memory)
+//   trace       unit = a request of a cache trace file (trace.h), streamed
+//
+// Every workload also reads as a stream of requests (requests.h): its units
+// in order, each a read of its key unless a trace says otherwise; zipf and
+// uniform give objects sizes with a "size" field.
 //
 // A Workload is resolved once per case when the scenario is loaded and is
 // immutable; a trial passes its seed to every call. Generated workloads are
@@ -29,7 +34,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -38,11 +45,25 @@
 #include "sim/base/fields.h"
 #include "sim/base/json_reader.h"
 #include "sim/workload/key_shape.h"
+#include "sim/workload/requests.h"
 
 namespace chsim::sim {
 
 // Most keys (or requests) of one case.
 inline constexpr uint64_t kMaxKeys = 1'000'000'000'000ULL;
+
+// What Workload::Stats counts. Distinct objects come from a bottom-k sketch
+// (k = 65536 smallest hashes of the object ids; Bar-Yossef et al., "Counting
+// distinct elements in a data stream", RANDOM 2002): exact up to k distinct
+// objects, beyond that an estimate with relative standard error about
+// 1/sqrt(k) = 0.4%; bytes are the sketch's mean size (each object's size at
+// its first request) times the estimate (docs/cache.md#distinct-objects).
+struct StreamStats {
+  uint64_t requests = 0, reads = 0;
+  uint64_t unique_objects = 0, unique_bytes = 0;
+  bool has_unique = false;  // the unique counts were asked for
+  bool exact = true;        // unique counts exact (at most k distinct objects)
+};
 
 class Workload {
  public:
@@ -68,6 +89,34 @@ class Workload {
   // Throws the UsageError a run would meet reading the units (a file's bad
   // line); the plan calls it before anything runs. Default: nothing to check.
   virtual void Check() const {}
+
+  // Whether requests carry sizes in bytes.
+  virtual bool sized() const noexcept { return false; }
+  // out[j] = the size of the object of key j of a block KeysAt just made
+  // (block.index holds each key's object number). REQUIRES: indexed(),
+  // sized(). Default: zeros.
+  virtual void SizesAt(uint64_t seed, const KeyBlock& block, std::span<uint32_t> out) const;
+  // Whether the units form a request stream: false for a weighted key file
+  // (a line's weight is a count, not an order of requests).
+  virtual bool streams() const noexcept { return true; }
+  // The units in order as requests. Default: indexed workloads in blocks of
+  // KeysAt (sizes from SizesAt), every request a read. A non-indexed
+  // workload overrides it. REQUIRES: streams().
+  virtual std::unique_ptr<RequestReader> OpenRequests(uint64_t seed) const;
+
+  // The request stream of the trial with key seed `seed`: its length (an
+  // indexed workload's units(); a file read through once) and, when
+  // `unique` is asked, its distinct objects (by ObjectId) and their bytes.
+  // Computed once per seed (a file's stream has one) and kept; concurrent
+  // callers wait for the first. Throws what reading the stream throws.
+  StreamStats Stats(uint64_t seed, bool unique) const;
+  uint64_t StreamLength(uint64_t seed) const {
+    return indexed() ? units() : Stats(seed, false).requests;
+  }
+
+ private:
+  mutable std::mutex stats_mu_;
+  mutable std::map<uint64_t, StreamStats> stats_;
 };
 
 // A sweep axis: a scenario key whose value may be a list.
@@ -96,6 +145,10 @@ struct WorkloadSpec {
   // The workload of one case: `fields` holds every row's value (one value per
   // sweep axis), checked by the rows.
   std::shared_ptr<const Workload> (*make)(const Json& fields);
+  // Checks that span rows (null: none), on the object `w` as written and its
+  // values as the rows checked them (`checked`, sweepable rows as lists);
+  // throws UsageError through `w`.
+  void (*check)(const JsonReader& w, const Json& checked) = nullptr;
 };
 
 // The factory of a workload class constructed from its fields.
@@ -128,8 +181,9 @@ WorkloadFields SplitWorkloadFields(const WorkloadSpec& spec, const Json& checked
 // a workload by hand.
 std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& fields);
 
-// Rows several workloads share: "keys" (required, sweepable, min..kMaxKeys)
-// and "shape" (a key shape, sweepable, `default_json` when absent).
+// Rows several workloads share: "keys" (required, sweepable, min..kMaxKeys),
+// "shape" (a key shape, sweepable, `default_json` when absent) and "size"
+// (requests.h's object sizes).
 void CheckKeyShape(const JsonReader& value, Json* checked);
 constexpr FieldSpec KeysField(uint64_t min) {
   return {.name = "keys",
@@ -151,6 +205,14 @@ constexpr FieldSpec ShapeField(std::string_view default_json) {
           .example_json = "\"session:{alnum:16-32}\"",
           .accepted = "a key shape such as \"user:{n}\"",
           .check = CheckKeyShape};
+}
+constexpr FieldSpec SizeField() {
+  return {.name = "size",
+          .type = FieldType::kOneOf,
+          .doc = "each object's size in bytes: a number, or a uniform or log-normal distribution",
+          .alternatives = kObjectSizeForms,
+          .example_json = R"({"distribution": "lognormal", "mu": 6.5, "sigma": 1.0})",
+          .accepted = kObjectSizeAccepted};
 }
 
 }  // namespace chsim::sim

@@ -10,6 +10,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/text_file.h"
+#include "sim/workload/trace.h"
 #include "sim/workload/workload.h"
 
 namespace chsim::sim {
@@ -23,8 +24,17 @@ class File final : public Workload {
   bool indexed() const noexcept override { return false; }
   uint64_t units() const noexcept override { return 1'000'000; }  // unknown until read
   void ForEachLine(const std::function<bool(std::string_view, uint64_t)>& f) const override;
+  // Reads the file as the run will: lines and weights, or requests.
   void Check() const override {
-    ForEachLine([](std::string_view, uint64_t) { return true; });
+    if (weighted_) {
+      ForEachLine([](std::string_view, uint64_t) { return true; });
+    } else {
+      StreamLength(0);
+    }
+  }
+  bool streams() const noexcept override { return !weighted_; }
+  std::unique_ptr<RequestReader> OpenRequests(uint64_t) const override {
+    return OpenTrace(TraceSpec{path_, TraceFormat::kKeyLines, {}});
   }
 
  private:

@@ -1,6 +1,7 @@
 // `zipf`: unit u is a request for rank r ~ Zipf(exponent, keys) drawn from
 // (seed, u); its key is the shape rendered for number r - 1 with random parts
-// seeded by (seed, r). Load counts requests.
+// seeded by (seed, r). Load counts requests. With "size", object r - 1 has
+// ObjectSizes' size for that number.
 #include "sim/base/rng.h"
 #include "sim/workload/workload.h"
 #include "sim/workload/zipf.h"
@@ -13,7 +14,8 @@ class Zipf final : public Workload {
   explicit Zipf(const Json& f)
       : requests_(f["requests"].get<uint64_t>()),
         zipf_(f["keys"].get<uint64_t>(), f["exponent"].get<double>()),
-        shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")) {}
+        shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")),
+        sizes_(ObjectSizes::FromJson(f.value("size", Json()))) {}
 
   bool indexed() const noexcept override { return true; }
   uint64_t units() const noexcept override { return requests_; }
@@ -34,11 +36,16 @@ class Zipf final : public Workload {
     }
     shape_.RenderBlock(block->index, seed, block->stream, block);
   }
+  bool sized() const noexcept override { return sizes_.sized(); }
+  void SizesAt(uint64_t seed, const KeyBlock& block, std::span<uint32_t> out) const override {
+    sizes_.Fill(seed, block.index, out);
+  }
 
  private:
   uint64_t requests_;
   ZipfSampler zipf_;
   KeyShape shape_;
+  ObjectSizes sizes_;
 };
 
 constexpr FieldSpec kFields[] = {
@@ -61,13 +68,15 @@ constexpr FieldSpec kFields[] = {
      .number_max = 20,
      .min_exclusive = true,
      .example_json = "0.99"},
+    SizeField(),
 };
 
 }  // namespace
 
 extern const WorkloadSpec kZipfWorkload{
     .name = "zipf",
-    .doc = "requests drawn over keys with P(rank k) ~ 1/k^exponent; load counts requests",
+    .doc = "requests drawn over keys with P(rank k) ~ 1/k^exponent; load counts requests; "
+           "\"size\" gives objects sizes",
     .unit = "request",
     .fields = kFields,
     .make = MakeWorkloadAs<Zipf>,
