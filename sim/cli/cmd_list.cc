@@ -8,6 +8,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "sim/cache/cache.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
 #include "sim/results/catalog.h"
@@ -74,6 +75,10 @@ void List() {
   for (const AlgorithmSpec* a : AllAlgorithms()) ListAlgorithm(*a);
   std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
   for (const sim::WorkloadSpec* w : sim::AllWorkloads()) Line(w->name, w->doc);
+  std::printf("cache policies: (scenario \"cache\": {\"policy\": NAME, ...}; docs/cache.md)\n");
+  for (std::string_view name : sim::CachePolicyNames()) {
+    Line(name, sim::CachePolicyDoc(*sim::FindCachePolicy(name)));
+  }
   std::printf("metrics: (result rows; see results/README.md)\n");
   for (const sim::MetricSpec& m : sim::AllMetrics()) {
     std::printf("  %-42s %-11.*s %.*s\n", std::string(m.name).c_str(),

@@ -69,6 +69,45 @@ Json CapabilitiesJson(const Capabilities& c) {
           {"history_free", c.history_free}};
 }
 
+namespace {
+
+// The replay's per-node and window tables of one case.
+void AppendCacheTables(const CaseSpec& c, const CaseResult& r, Json& nodes, Json& windows) {
+  for (const CacheNodeRow& n : r.cache_nodes) {
+    Json row = {{"case_id", c.id},
+                {"case_index", c.index},
+                {"trial", n.trial},
+                {"step", n.step},
+                {"node", n.node},
+                {"label", r.labels[n.trial][n.node]},
+                {"requests", n.requests},
+                {"reads", n.reads},
+                {"misses", n.misses},
+                {"miss_bytes", n.miss_bytes},
+                {"read_bytes", n.read_bytes},
+                {"objects", n.objects},
+                {"stored_bytes", n.stored_bytes}};
+    nodes.push_back(std::move(row));
+  }
+  for (const CacheWindowRow& w : r.cache_windows) {
+    const double reads = static_cast<double>(w.reads);
+    Json row = {{"case_id", c.id},
+                {"case_index", c.index},
+                {"trial", w.trial},
+                {"step", w.step},
+                {"start", w.start},
+                {"requests", w.requests},
+                {"reads", w.reads},
+                {"misses", w.misses},
+                {"twin_misses", w.twin_misses},
+                {"miss_ratio", Number(w.misses / reads)},
+                {"twin_miss_ratio", Number(w.twin_misses / reads)}};
+    windows.push_back(std::move(row));
+  }
+}
+
+}  // namespace
+
 Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs) {
   Json out = Json::array();
   for (const AlgorithmSpec* spec : specs) {
@@ -96,7 +135,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
   doc["provenance"] = provenance;
   doc["algorithms"] = AlgorithmCatalog(s.algorithms());
   Json jcases = Json::array(), rows = Json::array(), summary = Json::array(), nodes = Json::array(),
-       transitions = Json::array();
+       transitions = Json::array(), cache_nodes = Json::array(), cache_windows = Json::array();
   for (size_t k = 0; k < cases.size(); ++k) {
     const CaseSpec& c = *cases[k];
     const CaseResult& r = *results[k];
@@ -161,6 +200,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
       row["moved_out"] = Number(nr.moved_out);
       nodes.push_back(std::move(row));
     }
+    AppendCacheTables(c, r, cache_nodes, cache_windows);
     for (const TransitionRow& t : r.transitions) {
       Json row = Json::object();
       row["case_id"] = c.id;
@@ -178,6 +218,10 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
   doc["summary"] = std::move(summary);
   doc["nodes"] = std::move(nodes);
   doc["transitions"] = std::move(transitions);
+  if (s.cache) {
+    doc["cache_nodes"] = std::move(cache_nodes);
+    doc["cache_windows"] = std::move(cache_windows);
+  }
   return doc;
 }
 
@@ -326,7 +370,9 @@ Json MergeResultsUnchecked(const std::vector<std::string>& paths) {
   out["provenance"] = prov;
   out["algorithms"] = docs[0]["algorithms"];  // every shard lists the scenario's algorithms
   // Tables: stable merge by case_index keeps each case's own order.
-  for (const char* table : {"cases", "rows", "summary", "nodes", "transitions"}) {
+  for (const char* table :
+       {"cases", "rows", "summary", "nodes", "transitions", "cache_nodes", "cache_windows"}) {
+    if (!docs[0].contains(table)) continue;  // the cache tables: only with the cache metric
     std::vector<const Json*> all;
     for (const Json& d : docs) {
       for (const Json& r : d[table]) all.push_back(&r);

@@ -7,7 +7,9 @@
 //   provenance, algorithms[] (the catalog entry of every algorithm the
 //   scenario names), cases[], rows[] (tidy: one metric value per row), summary[]
 //   (mean and 95% CI across trials), nodes[] (per-node long table),
-//   transitions[] (remap transition matrix entries, when asked).
+//   transitions[] (remap transition matrix entries, when asked), and with
+//   the cache metric cache_nodes[] (per node and step) and cache_windows[]
+//   (the windowed miss ratios of the run and its twin).
 // Rows are ordered by case index, trial, step, then metric in the order the
 // runner emits them; the same scenario and seed give the same deterministic
 // rows byte for byte on any thread count.
@@ -50,6 +52,20 @@ struct TransitionRow {
   double units;
 };
 
+// One node's cache over one step of the replay (replay.h).
+struct CacheNodeRow {
+  uint32_t trial, step, node;
+  uint64_t requests, reads, misses, miss_bytes, read_bytes;
+  uint64_t objects, stored_bytes;  // in its cache at the step's end
+};
+
+// One window of the replay: requests [start, start + requests) of step
+// `step`, the misses of the run and of its twin.
+struct CacheWindowRow {
+  uint32_t trial, step;
+  uint64_t start, requests, reads, misses, twin_misses;
+};
+
 struct CaseResult {
   std::string status = "not_run";  // ok, skipped, not_run
   std::string message;
@@ -58,6 +74,8 @@ struct CaseResult {
   std::vector<MetricRow> rows;
   std::vector<NodeRow> nodes;
   std::vector<TransitionRow> transitions;
+  std::vector<CacheNodeRow> cache_nodes;
+  std::vector<CacheWindowRow> cache_windows;
 };
 
 struct Shard {

@@ -23,19 +23,6 @@ class Emitter {
   uint32_t trial_, step_;
 };
 
-// Each live node's expected share (weight / live weight), by global id.
-std::vector<double> WeightShares(const Deployment& d) {
-  std::vector<double> p(d.nodes().size(), 0.0);
-  double total = 0;
-  for (size_t g = 0; g < p.size(); ++g) {
-    if (d.live()[g]) total += d.nodes()[g].weight;
-  }
-  for (size_t g = 0; g < p.size(); ++g) {
-    if (d.live()[g]) p[g] = d.nodes()[g].weight / total;
-  }
-  return p;
-}
-
 // What the group emitters share.
 struct Step {
   const StepState& st;
@@ -78,6 +65,19 @@ void EmitTheory(const Step& x) {
   x.emit(Metric("theory.wh99_high"), t.wh99_high);
 }
 
+// Load in bytes: each node's requested bytes against its weight share.
+void EmitSampledBytes(const Step& x) {
+  const Tally& t = *x.st.tally;
+  double total = 0;
+  for (uint32_t i : x.live) total += static_cast<double>(t.bytes[i]);
+  if (total <= 0) return;
+  std::vector<double> ratios;
+  for (uint32_t i : x.live) ratios.push_back(static_cast<double>(t.bytes[i]) / (total * x.p[i]));
+  BalanceFigures b = BalanceFromRatios(ratios, x.st.s->epsilon);
+  x.emit(Metric("sampled.bytes_max_over_mean"), b.max_over_mean);
+  x.emit(Metric("sampled.bytes_cv"), b.cv);
+}
+
 void EmitSampled(const Step& x) {
   const Tally& t = *x.st.tally;
   const double n = static_cast<double>(x.live.size());
@@ -101,6 +101,7 @@ void EmitSampled(const Step& x) {
   x.emit(Metric("sampled.floor_cv"), floor_cv);
   x.emit(Metric("sampled.floor_max_over_mean"),
          1 + std::sqrt(2 * std::log(std::max(n, 2.0))) * floor_cv);
+  if (!t.bytes.empty()) EmitSampledBytes(x);
 }
 
 void EmitRemap(const Step& x, Cumulative& cum) {
@@ -168,6 +169,18 @@ void EmitPerNode(const Step& x, CaseResult& r) {
 }
 
 }  // namespace
+
+std::vector<double> WeightShares(const Deployment& d) {
+  std::vector<double> p(d.nodes().size(), 0.0);
+  double total = 0;
+  for (size_t g = 0; g < p.size(); ++g) {
+    if (d.live()[g]) total += d.nodes()[g].weight;
+  }
+  for (size_t g = 0; g < p.size(); ++g) {
+    if (d.live()[g]) p[g] = d.nodes()[g].weight / total;
+  }
+  return p;
+}
 
 void EmitResize(const Deployment& d, const ResizeTimes& times, uint32_t step, CaseResult& r) {
   Emitter emit(&r, 0, step);

@@ -28,15 +28,15 @@ namespace chsim::sim {
 struct MetricSpec {
   std::string_view name;
   std::string_view unit;
-  // The scenario "metrics" entry that selects it: balance, remap or
-  // throughput ("" for nodes, always written).
+  // The scenario "metrics" entry that selects it: balance, remap,
+  // throughput or cache ("" for nodes, always written).
   std::string_view group;
   bool deterministic;  // same seed => same value on any machine and thread count
   std::string_view meaning;
 };
 
 // Every metric, in the order rows hold them within a step: nodes,
-// structural.*, theory.*, sampled.*, remap.*, throughput.*.
+// structural.*, theory.*, sampled.*, remap.*, throughput.*, cache.*.
 inline constexpr MetricSpec kMetricCatalog[] = {
     {"nodes", "nodes", "", true, "live nodes at this step"},
     {"structural.max_over_mean", "ratio", "balance", true,
@@ -66,6 +66,10 @@ inline constexpr MetricSpec kMetricCatalog[] = {
      "sampling-noise floor of sampled.cv: sqrt(mean (1-p_i)/(K p_i)), about sqrt(n/K)"},
     {"sampled.floor_max_over_mean", "ratio", "balance", true,
      "sampling-noise floor of sampled.max_over_mean: 1 + sqrt(2 ln n) * floor_cv"},
+    {"sampled.bytes_max_over_mean", "ratio", "balance", true,
+     "workloads with sizes: largest node's requested bytes / expected bytes (weight share)"},
+    {"sampled.bytes_cv", "ratio", "balance", true,
+     "workloads with sizes: coefficient of variation of requested bytes / expected"},
     {"theory.cv", "ratio", "balance", true, "rings, equal weights: 1/sqrt(v), v points per node"},
     {"theory.max_over_mean", "ratio", "balance", true,
      "rings, equal weights: 1 + sqrt(2 ln n / v)"},
@@ -125,6 +129,49 @@ inline constexpr MetricSpec kMetricCatalog[] = {
     {"throughput.memory_bytes_per_node", "bytes", "throughput", true,
      "the algorithm's MemoryBytes() / live nodes: step 0 a fresh build, step s the structure "
      "after event s (trial 0)"},
+    {"cache.requests", "requests", "cache", true,
+     "requests of this step (from its event to the next): reads, writes and deletes"},
+    {"cache.reads", "requests", "cache", true, "reads of this step (each a hit or a miss)"},
+    {"cache.misses", "requests", "cache", true, "reads that missed the cache of their node"},
+    {"cache.hit_ratio", "fraction", "cache", true, "1 - cache.misses / cache.reads"},
+    {"cache.twin_misses", "requests", "cache", true,
+     "misses of the twin: the same stream through the same algorithm and caches, no events"},
+    {"cache.twin_hit_ratio", "fraction", "cache", true, "1 - cache.twin_misses / cache.reads"},
+    {"cache.extra_misses", "requests", "cache", true, "cache.misses - cache.twin_misses"},
+    {"cache.extra_miss_ratio", "fraction", "cache", true, "cache.extra_misses / cache.reads"},
+    {"cache.read_bytes", "bytes", "cache", true, "bytes of this step's reads (sized requests)"},
+    {"cache.miss_bytes", "bytes", "cache", true,
+     "bytes of the reads that missed: what the backing store served"},
+    {"cache.byte_hit_ratio", "fraction", "cache", true, "1 - cache.miss_bytes / cache.read_bytes"},
+    {"cache.extra_miss_bytes", "bytes", "cache", true, "cache.miss_bytes - the twin's miss bytes"},
+    {"cache.peak_window_miss_ratio", "fraction", "cache", true,
+     "largest miss ratio over the step's whole windows (cache.window requests each, counted "
+     "from the step's start)"},
+    {"cache.twin_peak_window_miss_ratio", "fraction", "cache", true,
+     "the twin's largest windowed miss ratio over the same windows"},
+    {"cache.recovery_requests", "requests", "cache", true,
+     "requests from the event to the first window after which every whole window of the step "
+     "has a miss ratio within cache.recovery_epsilon of the twin's; null when the step ends "
+     "first (cache.recovered 0)"},
+    {"cache.recovered", "count", "cache", true,
+     "1 when the windowed miss ratio settled within epsilon of the twin's before the step "
+     "ended, else 0 (the next event or the end of the stream came first)"},
+    {"cache.objects", "objects", "cache", true,
+     "objects cached on the live nodes at the step's end"},
+    {"cache.stored_bytes", "bytes", "cache", true,
+     "bytes cached on the live nodes at the step's end"},
+    {"cache.stored_bytes_max_over_mean", "ratio", "cache", true,
+     "largest node's cached bytes / expected (weight share of the total), at the step's end"},
+    {"cache.stored_bytes_cv", "ratio", "cache", true,
+     "coefficient of variation of cached bytes / expected across live nodes"},
+    {"cache.requested_bytes_max_over_mean", "ratio", "cache", true,
+     "largest node's requested bytes in the step / expected (weight share)"},
+    {"cache.requested_bytes_cv", "ratio", "cache", true,
+     "coefficient of variation of requested bytes / expected across live nodes"},
+    {"cache.node_capacity_objects", "objects", "cache", true,
+     "each node's cache capacity (a capacity in objects, fractions resolved)"},
+    {"cache.node_capacity_bytes", "bytes", "cache", true,
+     "each node's cache capacity (a capacity in bytes, fractions resolved)"},
 };
 
 // A catalog entry as a row holds it; compares equal to its name.

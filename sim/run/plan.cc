@@ -2,10 +2,11 @@
 
 #include <optional>
 
-#include "sim/base/errors.h"
-#include "sim/base/thread_pool.h"
 #include "sim/run/deployment.h"
+#include "sim/base/errors.h"
+#include "sim/run/replay.h"
 #include "sim/run/runner.h"
+#include "sim/base/thread_pool.h"
 
 namespace chsim::sim {
 namespace {
@@ -25,6 +26,7 @@ Outcome PlanSimulation(const Scenario& s, const CaseSpec& c) {
     for (uint32_t trial = 0; trial < trials; ++trial) {
       Deployment d(s, c, trial, Build::kShadow);
       if (trial == 0 && CaseSamples(s, c)) c.workload->Check();
+      if (trial == 0 && s.cache) EventPositions(s, c, c.workload->StreamLength(0));
       for (uint32_t step = 1; step <= s.events.size(); ++step) d.Apply(s.events[step - 1], step);
     }
   } catch (const CaseSkipped& e) {

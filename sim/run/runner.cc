@@ -11,14 +11,16 @@
 #include "sim/base/thread_pool.h"
 #include "sim/run/deployment.h"
 #include "sim/run/plan.h"
+#include "sim/run/replay.h"
 #include "sim/run/runner_internal.h"
 #include "sim/run/timing.h"
 #include "sim/workload/workload.h"
 
 namespace chsim::sim {
 
-void Tally::Init(size_t g, bool remap, bool transitions_wanted) {
+void Tally::Init(size_t g, bool remap, bool transitions_wanted, bool sized) {
   cur.assign(g, 0);
+  if (sized) bytes.assign(g, 0);
   if (remap) {
     prev.assign(g, 0);
     moved_in.assign(g, 0);
@@ -29,6 +31,7 @@ void Tally::Init(size_t g, bool remap, bool transitions_wanted) {
 
 void Tally::Merge(const Tally& o) {
   for (size_t i = 0; i < cur.size(); ++i) cur[i] += o.cur[i];
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] += o.bytes[i];
   for (size_t i = 0; i < prev.size(); ++i) {
     prev[i] += o.prev[i];
     moved_in[i] += o.moved_in[i];
@@ -92,6 +95,11 @@ void Count(const PassInput& in, std::span<const uint32_t> c, std::span<const uin
   t.from_start += from_start;
 }
 
+// Adds each unit's size to the bytes of its node (workloads with sizes).
+void CountBytes(std::span<const uint32_t> c, std::span<const uint32_t> sizes, Tally& t) {
+  for (size_t i = 0; i < sizes.size(); ++i) t.bytes[c[i]] += sizes[i];
+}
+
 // Stateful algorithms (bounded loads): keys one at a time, in index order,
 // through Assign.
 void PassStateful(const PassInput& in, Progress* progress, Tally& total) {
@@ -114,7 +122,7 @@ void PassStateful(const PassInput& in, Progress* progress, Tally& total) {
     weight[0] = wt;
     Count(in, c, p, s0, weight, total);
   };
-  if (!w.indexed()) {
+  if (!w.streams()) {  // a weighted key file
     uint64_t n = 0;
     w.ForEachLine([&](std::string_view k, uint64_t wt) {
       if ((++n & (kBlock - 1)) == 0) ThrowIfStopped();
@@ -123,13 +131,15 @@ void PassStateful(const PassInput& in, Progress* progress, Tally& total) {
     });
     return;
   }
-  KeyBlock block;
-  for (uint64_t u = 0; u < w.units(); u += kBlock) {
+  auto reader = w.OpenRequests(in.seed);
+  RequestBlock block;
+  for (reader->Next(kBlock, &block); block.size() > 0; reader->Next(kBlock, &block)) {
     ThrowIfStopped();
-    const size_t m = static_cast<size_t>(std::min<uint64_t>(kBlock, w.units() - u));
-    w.KeysAt(in.seed, u, m, &block);
-    for (std::string_view k : block.keys) one(k, 1);
-    if (progress) progress->Add(m * locates);
+    for (size_t j = 0; j < block.size(); ++j) {
+      one(block.keys.keys[j], 1);
+      if (w.sized()) CountBytes(c, {&block.sizes[j], 1}, total);
+    }
+    if (progress) progress->Add(block.size() * locates);
   }
 }
 
@@ -151,12 +161,26 @@ struct Batch {
   }
 };
 
-// A file workload: lines in order, batched, on this thread.
+// A streamed workload (a key file, a trace): its units in order, batched,
+// on this thread.
 void PassLines(const PassInput& in, Progress* progress, Tally& total) {
   const Hasher& hasher = in.cur->key_hasher();
   const uint64_t locates = in.prev ? 3 : 1;
   Batch b;
-  b.weights.resize(kBlock);
+  if (in.workload->streams()) {
+    auto reader = in.workload->OpenRequests(in.seed);
+    RequestBlock block;
+    for (reader->Next(kBlock, &block); block.size() > 0; reader->Next(kBlock, &block)) {
+      const size_t m = block.size();
+      HashBatch(hasher, block.keys.keys, {b.hashes.data(), m});
+      b.Locate(in, m, false, total);
+      if (in.workload->sized()) CountBytes({b.c.data(), m}, block.sizes, total);
+      if (progress) progress->Add(m * locates);
+      ThrowIfStopped();
+    }
+    return;
+  }
+  b.weights.resize(kBlock);  // a weighted key file
   size_t m = 0;
   auto flush = [&] {
     b.Locate(in, m, true, total);
@@ -177,8 +201,9 @@ void PassLines(const PassInput& in, Progress* progress, Tally& total) {
 Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
   const size_t g = in.cur->nodes().size();
   const bool remap = in.prev != nullptr;
+  const bool sized = in.workload->sized();
   Tally total;
-  total.Init(g, remap, in.transitions);
+  total.Init(g, remap, in.transitions, sized);
   if (in.cur->stateful()) {
     PassStateful(in, progress, total);
     return total;
@@ -196,7 +221,8 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
   std::vector<Tally> tallies(workers);
   std::vector<Batch> batches(workers);
   std::vector<KeyBlock> keys(workers);
-  for (Tally& t : tallies) t.Init(g, remap, in.transitions);
+  std::vector<std::vector<uint32_t>> sizes(workers, std::vector<uint32_t>(sized ? kBlock : 0));
+  for (Tally& t : tallies) t.Init(g, remap, in.transitions, sized);
   ParallelFor(blocks, workers, [&](unsigned worker, uint64_t b) {
     ThrowIfStopped();
     const uint64_t begin = b * kBlock, end = std::min(units, begin + kBlock);
@@ -204,6 +230,11 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
     w.KeysAt(in.seed, begin, m, &keys[worker]);  // render, then hash the block (SIMD MD5)
     HashBatch(hasher, keys[worker].keys, {batches[worker].hashes.data(), m});
     batches[worker].Locate(in, m, false, tallies[worker]);
+    if (sized) {
+      const std::span<uint32_t> sz(sizes[worker].data(), m);
+      w.SizesAt(in.seed, keys[worker], sz);
+      CountBytes({batches[worker].c.data(), m}, sz, tallies[worker]);
+    }
     if (progress) progress->Add(m * (remap ? 3 : 1));
   });
   for (const Tally& t : tallies) total.Merge(t);  // integer sums: order-independent
@@ -238,6 +269,10 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
     times.clock_ns = ClockPairNs();
     cur.TimeResizes(&times);
   }
+  // The cache replay reads the stream once for every step; its rows join
+  // each step's after the others.
+  std::vector<std::vector<MetricRow>> cache_rows;
+  if (s.cache) cache_rows = ReplayTrial(s, c, trial, progress, r);
   for (uint32_t step = 0; step <= s.events.size(); ++step) {
     if (step > 0) {
       times = ResizeTimes{times.clock_ns};
@@ -261,6 +296,9 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
           cum, r);
     }
     if (time_resizes && step > 0) EmitResize(cur, times, step, r);
+    if (step < cache_rows.size()) {
+      r.rows.insert(r.rows.end(), cache_rows[step].begin(), cache_rows[step].end());
+    }
     if (step > 0 && prev) prev->Apply(s.events[step - 1], step);
   }
 }
@@ -288,7 +326,7 @@ void TimeCases(const Scenario& s, RunOutput& out, Progress* progress, size_t* fi
 }  // namespace
 
 uint32_t TrialsApplied(const Scenario& s) {
-  if (s.balance || s.remap) return s.trials;
+  if (s.balance || s.remap || s.cache) return s.trials;
   return s.throughput && !s.events.empty() ? 1 : 0;
 }
 
@@ -312,6 +350,7 @@ uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cas
       if (s.remap) per_trial += 3 * c->workload->units() * s.events.size();
       total += per_trial * s.trials;
     }
+    if (s.cache) total += 2 * c->workload->units() * s.trials;  // the run and its twin
     if (s.throughput) total += 1;
   }
   return std::max<uint64_t>(total, 1);

@@ -18,10 +18,11 @@ namespace chsim::sim {
 // in a vector.
 struct alignas(64) Tally {
   std::vector<uint64_t> cur, prev, moved_in, moved_out;
+  std::vector<uint64_t> bytes;  // requested bytes under cur, when the workload has sizes
   uint64_t units = 0, moved = 0, survivors = 0, from_start = 0;
   Eigen::MatrixXd transitions;  // prev node x cur node, when asked
 
-  void Init(size_t nodes, bool remap, bool transitions_wanted);
+  void Init(size_t nodes, bool remap, bool transitions_wanted, bool sized);
   void Merge(const Tally& o);
 };
 
@@ -38,6 +39,10 @@ struct StepState {
   const Tally* tally;      // null without sampling
   uint32_t trial, step;
 };
+
+// Each live node's expected share (weight / live weight), by global id (0
+// for nodes not live).
+std::vector<double> WeightShares(const Deployment& d);
 
 // Appends the step's metric rows (nodes, structural, theory, sampled, remap,
 // in that order), per-node rows and transitions to `r`.

@@ -127,6 +127,7 @@ struct WorkloadPart {
 WorkloadPart ReadWorkload(const JsonReader& root, const Json& v) {
   WorkloadPart part;
   part.spec = FindWorkload(v["type"].get<std::string>());
+  if (part.spec->check) part.spec->check(root.At("workload"), v);
   const Json none = Json::object();
   part.fields =
       SplitWorkloadFields(*part.spec, v, root.Has("workload") ? root.At("workload").value() : none);
@@ -192,6 +193,15 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   if (spec.op == EventSpec::Op::kAdd && spec.select == EventSpec::Select::kNamed) {
     spec.added = ParseLabels(spec.nodes, spec.weight, e.where() + ": nodes");
   }
+  if (v.contains("at")) {
+    spec.at = EventAt{};
+    if (v["at"].contains("request")) {
+      spec.at->request = v["at"]["request"].get<uint64_t>();
+    } else {
+      spec.at->by_fraction = true;
+      spec.at->fraction = v["at"]["fraction"].get<double>();
+    }
+  }
   return spec;
 }
 
@@ -202,9 +212,12 @@ void ReadEvents(const JsonReader& root, const Json& v, Scenario* s) {
 }
 
 void ReadOptions(const Json& v, Scenario* s) {
-  s->balance = s->remap = s->throughput = false;
+  s->balance = s->remap = s->throughput = s->cache = false;
   for (const Json& m : v["metrics"]) {
-    (m == "balance" ? s->balance : m == "remap" ? s->remap : s->throughput) = true;
+    (m == "balance" ? s->balance
+     : m == "remap" ? s->remap
+     : m == "cache" ? s->cache
+                    : s->throughput) = true;
   }
   s->epsilon = v["epsilon"].get<double>();
   const std::string on = v["on_unsupported"].get<std::string>();
@@ -219,6 +232,55 @@ void ReadOptions(const Json& v, Scenario* s) {
   s->throughput_keys = v["throughput"]["keys"].get<uint32_t>();
   s->throughput_min_ms = v["throughput"]["min_time_ms"].get<uint32_t>();
   s->throughput_repetitions = v["throughput"]["repetitions"].get<uint32_t>();
+}
+
+// The "cache" settings (docs/cache.md): given exactly when the cache metric is.
+void ReadCache(const JsonReader& root, const Json& v, Scenario* s) {
+  if (!s->cache) {
+    if (v.contains("cache")) {
+      root.At("cache").FailMessage("cache settings without the cache metric; accepted: "
+                                   "\"cache\" in \"metrics\" with them");
+    }
+    return;
+  }
+  root.Require("cache", "the caches' policy and capacity (the cache metric)");
+  const Json& c = v["cache"];
+  CacheSettings& cs = s->cache_settings;
+  cs.policies.clear();
+  for (const Json& p : c["policy"]) cs.policies.push_back(*FindCachePolicy(p.get<std::string>()));
+  cs.policy_swept = root.At("cache").Has("policy") && root.At("cache").At("policy").value().is_array();
+  const std::string unit = c["capacity"].begin().key();
+  cs.capacity.bytes = unit.starts_with("bytes");
+  cs.capacity.fraction = unit.ends_with("_fraction");
+  cs.capacity.value = c["capacity"][unit].get<double>();
+  cs.window = c["window"].is_string() ? 0 : c["window"].get<uint64_t>();
+  cs.recovery_epsilon = c["recovery_epsilon"].get<double>();
+}
+
+// "at" places events on the request stream the cache metric replays: all of
+// them or none, and only with that metric; in stream order.
+void CheckEventPlacement(const JsonReader& root, const Scenario& s) {
+  const std::optional<EventAt>* last = nullptr;
+  for (size_t i = 0; i < s.events.size(); ++i) {
+    const std::optional<EventAt>& at = s.events[i].at;
+    const JsonReader e = root.At("events").At(i);
+    if (at && !s.cache) {
+      e.At("at").FailMessage("places the event on the request stream, which only the cache "
+                             "metric replays; accepted: \"at\" with \"cache\" in \"metrics\"");
+    }
+    if (!at && s.cache) {
+      e.FailMessage("the cache metric replays one request stream; accepted: every event placed "
+                    "on it with \"at\": {\"request\": N} or {\"fraction\": F}");
+    }
+    const bool same_kind = at && last && at->by_fraction == (*last)->by_fraction;
+    if (same_kind && (at->by_fraction ? at->fraction < (*last)->fraction
+                                      : at->request < (*last)->request)) {
+      e.At("at").FailMessage("found " + ShowJson(e.At("at").value()) +
+                             " before the previous event's place; accepted: events in stream "
+                             "order");
+    }
+    if (at) last = &at;
+  }
 }
 
 // One entry of "algorithms": its spec and the parameters it gives, each an
@@ -348,7 +410,7 @@ std::shared_ptr<const NodePattern> CasePattern(Expansion& x, const std::string& 
 // parameters, then the workload's axes.
 std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& all,
                             const Odometer& o, size_t first_param, size_t first_workload,
-                            CaseSpec* c) {
+                            size_t first_cache, CaseSpec* c) {
   std::vector<Json> params;
   Json fields = x.workload.fields.fixed;
   c->axes = Json::object();
@@ -360,9 +422,12 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
       if (all[k]->swept || all[k]->key == "nodes.count") c->axes[all[k]->key] = v;
     } else if (k < first_workload) {
       params.push_back(v);
-    } else {
+    } else if (k < first_cache) {
       fields[all[k]->key] = v;
       if (all[k]->swept) c->axes["workload." + all[k]->key] = v;
+    } else {
+      c->cache_policy = *FindCachePolicy(v.get<std::string>());
+      if (all[k]->swept) c->axes["cache." + all[k]->key] = v;
     }
   }
   c->workload = CaseWorkload(x, fields);
@@ -391,6 +456,10 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   for (const SweepAxis& axis : entry.axes) all.push_back(&axis);
   const size_t first_workload = all.size();
   for (const SweepAxis& axis : x.workload.fields.axes) all.push_back(&axis);
+  const size_t first_cache = all.size();
+  SweepAxis policy{"policy", {}, s.cache_settings.policy_swept};
+  for (CachePolicy p : s.cache_settings.policies) policy.values.push_back(CachePolicyName(p));
+  if (s.cache) all.push_back(&policy);
   uint64_t product = 1;  // refuse an absurd sweep before expanding it
   for (const SweepAxis* axis : all)
     product = std::min(product * axis->values.size(), kMaxCases + 1);
@@ -403,7 +472,8 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   do {
     CaseSpec c;
     c.pointer = entry.pointer;
-    const std::vector<Json> params = ApplyAxes(x, all, o, first_param, first_workload, &c);
+    const std::vector<Json> params =
+        ApplyAxes(x, all, o, first_param, first_workload, first_cache, &c);
     c.algorithm = ResolveAlgorithm(entry, params, c.nodes, a);
     c.id = CaseId(entry, c);
     if (!x.ids.insert(c.id).second) {
@@ -480,6 +550,35 @@ void ReadAlgorithms(const JsonReader& root, Expansion& x) {
   }
 }
 
+// What the cache metric needs of the workload: a request stream, with sizes
+// when capacity is in bytes.
+void CheckCacheWorkload(const JsonReader& root, const Scenario& s) {
+  if (!s.cache) return;
+  for (const CaseSpec& c : s.cases) {
+    if (!c.workload->streams()) {
+      root.At("workload").At("weighted").FailMessage(
+          "a weighted key file is not a request stream; accepted: the cache metric over one "
+          "key a line, a trace or a generated workload");
+    }
+    if (s.cache_settings.capacity.bytes && !c.workload->sized()) {
+      root.At("cache").At("capacity").FailMessage(
+          "a capacity in bytes, but the workload's requests have no sizes; accepted: "
+          "\"objects\" or \"objects_fraction\", or a workload with sizes (\"size\", or a "
+          "trace with sizes)");
+    }
+  }
+}
+
+// The "cache" settings with every default filled in.
+Json ResolvedCache(const CacheSettings& cs, const Json& given) {
+  Json policies = Json::array();
+  for (CachePolicy p : cs.policies) policies.push_back(CachePolicyName(p));
+  return {{"policy", cs.policy_swept ? policies : policies[0]},
+          {"capacity", given["capacity"]},
+          {"window", cs.window == 0 ? Json("auto") : Json(cs.window)},
+          {"recovery_epsilon", cs.recovery_epsilon}};
+}
+
 // The document with every default filled in.
 Json Resolved(const Scenario& s, const Json& doc) {
   Json r = doc;
@@ -502,7 +601,9 @@ Json Resolved(const Scenario& s, const Json& doc) {
   if (s.balance) metrics.push_back("balance");
   if (s.remap) metrics.push_back("remap");
   if (s.throughput) metrics.push_back("throughput");
+  if (s.cache) metrics.push_back("cache");
   r["metrics"] = metrics;
+  if (s.cache) r["cache"] = ResolvedCache(s.cache_settings, doc["cache"]);
   r["epsilon"] = s.epsilon;
   r["on_unsupported"] = s.on_unsupported == OnUnsupported::kError  ? "error"
                         : s.on_unsupported == OnUnsupported::kSkip ? "skip"
@@ -529,7 +630,10 @@ Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
   Expansion x{&s, ReadWorkload(root, v["workload"]), {}, {}, {}, {}};
   ReadEvents(root, v["events"], &s);
   ReadOptions(v, &s);
+  ReadCache(root, v, &s);
+  CheckEventPlacement(root, s);
   ReadAlgorithms(root, x);
+  CheckCacheWorkload(root, s);
   s.resolved = Resolved(s, doc);
   return s;
 }

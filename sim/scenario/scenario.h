@@ -36,6 +36,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/node.h"
+#include "sim/cache/cache.h"
 #include "sim/base/json_reader.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/workload/workload.h"
@@ -64,6 +65,14 @@ struct AlgorithmConfig {
   std::string_view name() const noexcept { return spec->name; }
 };
 
+// Where an event happens on the request stream ("at"): before request
+// `request`, or before request floor(fraction x stream length).
+struct EventAt {
+  bool by_fraction = false;
+  uint64_t request = 0;
+  double fraction = 0;
+};
+
 struct EventSpec {
   enum class Op { kAdd, kRemove, kFail, kReweight, kRestore };
   enum class Select { kNone, kNamed, kRandom, kLast };
@@ -76,6 +85,25 @@ struct EventSpec {
   uint32_t weight = 1;             // add, reweight
   std::string pointer;             // "/events/2", for messages
   std::string label;               // "remove random 1", for results
+  std::optional<EventAt> at;       // placed on the request stream (cache metric)
+};
+
+// The "cache" settings: one cache per node, replayed over the request
+// stream (replay.h). Capacity per node: `value` objects or bytes, or with
+// `fraction` a share of the stream's distinct objects (bytes) split evenly
+// over the initial nodes.
+struct CacheCapacity {
+  bool bytes = false;
+  bool fraction = false;
+  double value = 0;
+};
+
+struct CacheSettings {
+  std::vector<CachePolicy> policies = {CachePolicy::kLru};  // a sweep axis
+  bool policy_swept = false;
+  CacheCapacity capacity;
+  uint64_t window = 0;  // requests per window; 0: the default (replay.h)
+  double recovery_epsilon = 0;  // the rows give its default
 };
 
 enum class OnUnsupported { kError, kSkip, kRebuild };
@@ -93,9 +121,10 @@ struct CaseSpec {
   // What throughput timing uses: the workload, or uniform "user:{n}" keys
   // when it has no indexed keys.
   std::shared_ptr<const Workload> throughput_workload;
-  Json workload_shown;  // {"type": ...}
-  Json axes;            // swept values that are not algorithm parameters
-  std::string pointer;  // "/algorithms/1"
+  Json workload_shown;                           // {"type": ...}
+  Json axes;                                     // swept values that are not algorithm parameters
+  std::string pointer;                           // "/algorithms/1"
+  CachePolicy cache_policy = CachePolicy::kLru;  // with the cache metric
 };
 
 struct Scenario {
@@ -112,7 +141,8 @@ struct Scenario {
   std::vector<Node> file_nodes;
   bool file_weighted = false;
   std::vector<EventSpec> events;
-  bool balance = true, remap = true, throughput = false;
+  bool balance = true, remap = true, throughput = false, cache = false;
+  CacheSettings cache_settings;  // with the cache metric
   double epsilon = 0.1;
   OnUnsupported on_unsupported = OnUnsupported::kError;
   PerNode per_node = PerNode::kFirstTrial;

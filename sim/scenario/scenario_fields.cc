@@ -5,6 +5,7 @@
 // --json` and README's limits table are made from these rows.
 #include <cstdint>
 
+#include "sim/cache/cache.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/scenario/scenario.h"
 
@@ -156,10 +157,38 @@ constexpr FieldSpec EventWeightField(bool required, std::string_view doc) {
           .default_json = required ? "" : "1"};
 }
 
+// "at": where an event happens on the request stream (the cache metric).
+constexpr FieldSpec kAtFields[] = {
+    {.name = "request",
+     .type = FieldType::kInteger,
+     .doc = "the event comes before request N (0-based) of the stream",
+     .max = kMaxKeys,
+     .example_json = "2000000"},
+    {.name = "fraction",
+     .type = FieldType::kNumber,
+     .doc = "the event comes before request floor(F x the stream's length)",
+     .number_min = 0,
+     .number_max = 1,
+     .max_exclusive = true,
+     .example_json = "0.5"},
+};
+constexpr std::string_view kAtOne[] = {"request", "fraction"};
+constexpr ObjectSpec kAt{.name = "event_at",
+                         .doc = "a place on the request stream: a request index or a fraction",
+                         .fields = kAtFields,
+                         .exactly_one = kAtOne};
+constexpr FieldSpec kAtField{.name = "at",
+                             .type = FieldType::kObject,
+                             .doc = "where the event happens on the request stream the cache "
+                                    "metric replays (every event has one, or none does)",
+                             .object = &kAt,
+                             .example_json = "{\"fraction\": 0.5}"};
+
 constexpr FieldSpec kAddFields[] = {
     EventCountField("count", "nodes to add, named by the pattern after the last one"),
     kLabels,
     EventWeightField(false, "the added nodes' weight"),
+    kAtField,
 };
 constexpr std::string_view kAddOne[] = {"count", "nodes"};
 constexpr ObjectSpec kAdd{.doc = "add nodes: a count named by the pattern, or labels",
@@ -170,6 +199,7 @@ constexpr FieldSpec kRemoveFields[] = {
     kLabels,
     EventCountField("random", "live nodes to remove, drawn at random"),
     EventCountField("last", "the most recently added live nodes to remove"),
+    kAtField,
 };
 constexpr std::string_view kRemoveOne[] = {"nodes", "random", "last"};
 constexpr ObjectSpec kRemove{.doc = "remove nodes: by label, at random, or the last added",
@@ -186,6 +216,7 @@ constexpr FieldSpec kFailFields[] = {
      .min_exclusive = true,
      .max_exclusive = true,
      .example_json = "0.1"},
+    kAtField,
 };
 constexpr ObjectSpec kFail{
     .doc = "a share of the live nodes fail at random (restore brings them back)",
@@ -195,13 +226,16 @@ constexpr FieldSpec kReweightFields[] = {
     kLabels,
     EventCountField("random", "live nodes to reweight, drawn at random"),
     EventWeightField(true, "the new weight"),
+    kAtField,
 };
 constexpr std::string_view kReweightOne[] = {"nodes", "random"};
 constexpr ObjectSpec kReweight{.doc = "give nodes a new weight: by label or at random",
                                .fields = kReweightFields,
                                .exactly_one = kReweightOne,
                                .tag_value = "reweight"};
-constexpr ObjectSpec kRestore{.doc = "bring back every failed node", .tag_value = "restore"};
+constexpr FieldSpec kRestoreFields[] = {kAtField};
+constexpr ObjectSpec kRestore{
+    .doc = "bring back every failed node", .fields = kRestoreFields, .tag_value = "restore"};
 
 constexpr const ObjectSpec* kEventVariants[] = {&kAdd, &kRemove, &kFail, &kReweight, &kRestore};
 std::span<const ObjectSpec* const> EventVariants() { return kEventVariants; }
@@ -214,7 +248,7 @@ constexpr FieldSpec kEvent{.type = FieldType::kVariant,
 
 // --- options -----------------------------------------------------------------
 
-constexpr std::string_view kMetricGroups[] = {"balance", "remap", "throughput"};
+constexpr std::string_view kMetricGroups[] = {"balance", "remap", "throughput", "cache"};
 constexpr FieldSpec kMetricGroup{.type = FieldType::kEnum, .choices = kMetricGroups};
 constexpr std::string_view kOnUnsupported[] = {"error", "skip", "rebuild"};
 constexpr std::string_view kPerNode[] = {"none", "first_trial", "all"};
@@ -254,6 +288,81 @@ constexpr FieldSpec kThroughputFields[] = {
 };
 constexpr ObjectSpec kThroughput{
     .name = "throughput", .doc = "lookup timing", .fields = kThroughputFields};
+
+// --- cache (docs/cache.md) ---------------------------------------------------
+
+constexpr FieldSpec kCapacityFields[] = {
+    {.name = "objects",
+     .type = FieldType::kInteger,
+     .doc = "objects each node's cache holds",
+     .min = 1,
+     .max = uint64_t{1} << 50,
+     .example_json = "10000"},
+    {.name = "bytes",
+     .type = FieldType::kInteger,
+     .doc = "bytes each node's cache holds (requests need sizes)",
+     .min = 1,
+     .max = uint64_t{1} << 50,
+     .example_json = "1073741824"},
+    {.name = "objects_fraction",
+     .type = FieldType::kNumber,
+     .doc = "the caches together hold this share of the stream's distinct objects, split evenly "
+            "over the initial nodes",
+     .number_min = 0,
+     .number_max = 1000,
+     .min_exclusive = true,
+     .example_json = "0.1"},
+    {.name = "bytes_fraction",
+     .type = FieldType::kNumber,
+     .doc = "the same share of the stream's distinct bytes",
+     .number_min = 0,
+     .number_max = 1000,
+     .min_exclusive = true,
+     .example_json = "0.1"},
+};
+constexpr std::string_view kCapacityOne[] = {"objects", "bytes", "objects_fraction",
+                                             "bytes_fraction"};
+constexpr ObjectSpec kCapacity{.name = "cache_capacity",
+                               .doc = "each node's cache size",
+                               .fields = kCapacityFields,
+                               .exactly_one = kCapacityOne};
+constexpr std::string_view kAuto[] = {"auto"};
+constexpr FieldSpec kWindowForms[] = {
+    {.type = FieldType::kInteger, .min = 1, .max = kMaxKeys},
+    {.type = FieldType::kEnum, .choices = kAuto},
+};
+constexpr FieldSpec kCacheFields[] = {
+    {.name = "policy",
+     .type = FieldType::kEnum,
+     .doc = "the eviction policy of every node's cache (chsim list)",
+     .sweepable = true,
+     .choices = kCachePolicyNames,
+     .default_json = "\"lru\"",
+     .example_json = "[\"lru\", \"s3fifo\"]"},
+    {.name = "capacity",
+     .type = FieldType::kObject,
+     .doc = "each node's cache size",
+     .required = true,
+     .object = &kCapacity,
+     .example_json = "{\"objects\": 10000}"},
+    {.name = "window",
+     .type = FieldType::kOneOf,
+     .doc = "requests per window of the windowed miss ratio; \"auto\": max(100, stream length / "
+            "500)",
+     .alternatives = kWindowForms,
+     .default_json = "\"auto\"",
+     .accepted = "a number of requests 1..10^12, or \"auto\""},
+    {.name = "recovery_epsilon",
+     .type = FieldType::kNumber,
+     .doc = "recovered: the windowed miss ratio stays within this of the twin's",
+     .number_min = 0,
+     .number_max = 1,
+     .min_exclusive = true,
+     .default_json = "0.01"},
+};
+constexpr ObjectSpec kCache{.name = "cache",
+                            .doc = "one cache per node, replayed over the request stream",
+                            .fields = kCacheFields};
 
 constexpr FieldSpec kScenarioRows[] = {
     {.name = "$schema",
@@ -340,6 +449,10 @@ constexpr FieldSpec kScenarioRows[] = {
      .doc = "lookup timing",
      .object = &kThroughput,
      .default_json = "{}"},
+    {.name = "cache",
+     .type = FieldType::kObject,
+     .doc = "the caches the cache metric replays (required with it)",
+     .object = &kCache},
 };
 
 constexpr ObjectSpec kScenarioObject{

@@ -54,9 +54,10 @@ TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
     EXPECT_FALSE(m.unit.empty());
     EXPECT_FALSE(m.meaning.empty());
     const std::string prefix = std::string(m.name).substr(0, std::string(m.name).find('.'));
-    EXPECT_EQ(m.group, prefix == "nodes"                             ? ""
-                       : prefix == "remap" || prefix == "throughput" ? prefix
-                                                                     : "balance")
+    EXPECT_EQ(m.group, prefix == "nodes" ? ""
+                       : prefix == "remap" || prefix == "throughput" || prefix == "cache"
+                           ? prefix
+                           : "balance")
         << m.name;
     bool timing = std::string(m.name).rfind("throughput.", 0) == 0 &&
                   m.name != "throughput.memory_bytes_per_node";

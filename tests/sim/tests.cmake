@@ -10,3 +10,14 @@ if(TARGET chsim)
     set_tests_properties(sim_cli_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
   endforeach()
 endif()
+
+# The cache replay against a plain Python LRU/FIFO over `chsim locate`'s
+# mappings (tests/sim/cache_reference_test.py).
+if(TARGET chsim)
+  foreach(t twitter zipf)
+    add_test(NAME sim_cache_reference_${t}
+             COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cache_reference_test.py
+                     $<TARGET_FILE:chsim> ${PROJECT_SOURCE_DIR} ${t})
+    set_tests_properties(sim_cache_reference_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
+  endforeach()
+endif()

@@ -1,0 +1,218 @@
+// The cache replay: one pass over a trial's request stream through the run's
+// caches and the twin's, then the rows of each step (replay_rows.cc).
+#include "sim/run/replay.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "sim/run/deployment.h"
+#include "sim/base/errors.h"
+#include "sim/base/interrupt.h"
+#include "sim/base/progress.h"
+#include "sim/run/replay_internal.h"
+
+namespace chsim::sim {
+namespace {
+
+constexpr size_t kBlock = 1024;
+
+// Each node's cache capacity in units (objects or bytes).
+uint64_t NodeCapacity(const Scenario& s, const CaseSpec& c, uint64_t key_seed, size_t nodes) {
+  const CacheCapacity& cap = s.cache_settings.capacity;
+  if (!cap.fraction) return static_cast<uint64_t>(cap.value);
+  const StreamStats st = c.workload->Stats(key_seed, true);
+  const double total = static_cast<double>(cap.bytes ? st.unique_bytes : st.unique_objects);
+  return std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(cap.value * total / nodes)));
+}
+
+// The run or its twin: a deployment and a cache per live node (by global id).
+struct Side {
+  Deployment d;
+  std::vector<std::unique_ptr<NodeCache>> caches;
+  std::vector<NodeCache*> cache_of;  // caches[g].get(), for the hot loop
+  std::vector<uint32_t> owner;       // node of each request of the block
+  std::vector<uint8_t> hits;         // whether each request of the block hit
+
+  Side(const Scenario& s, const CaseSpec& c, uint32_t trial)
+      : d(s, c, trial), owner(kBlock), hits(kBlock) {}
+  // A cache for every live node that has none; none for the others.
+  void Sync(CachePolicy policy, uint64_t capacity, bool by_bytes) {
+    caches.resize(d.nodes().size());
+    for (size_t g = 0; g < caches.size(); ++g) {
+      if (d.live()[g] && !caches[g]) {
+        caches[g] = std::make_unique<NodeCache>(policy, capacity, by_bytes);
+      } else if (!d.live()[g]) {
+        caches[g].reset();
+      }
+    }
+    cache_of.resize(caches.size());
+    for (size_t g = 0; g < caches.size(); ++g) cache_of[g] = caches[g].get();
+  }
+  void Locate(std::span<const uint64_t> hashes) {
+    if (!d.stateful()) return d.LocateBatch(hashes, {owner.data(), hashes.size()});
+    for (size_t j = 0; j < hashes.size(); ++j) owner[j] = d.Assign(hashes[j]);
+  }
+};
+
+class Replay {
+ public:
+  Replay(const Scenario& s, const CaseSpec& c, uint32_t trial, Progress* progress, CaseResult& r)
+      : s_(s),
+        c_(c),
+        trial_(trial),
+        progress_(progress),
+        r_(r),
+        run_(s, c, trial),
+        twin_(s, c, trial) {
+    key_seed_ = SeedsForTrial(s.seed, trial).keys;
+    length_ = c.workload->StreamLength(key_seed_);
+    positions_ = EventPositions(s, c, length_);
+    step_.window = ReplayWindow(s, length_);
+    step_.epsilon = s.cache_settings.recovery_epsilon;
+    step_.sized = c.workload->sized();
+    by_bytes_ = s.cache_settings.capacity.bytes;
+    capacity_ = NodeCapacity(s, c, key_seed_, run_.d.num_live());
+    run_.Sync(c.cache_policy, capacity_, by_bytes_);
+    twin_.Sync(c.cache_policy, capacity_, by_bytes_);
+    const Hasher& h = run_.d.key_hasher();
+    ids_are_hashes_ = h.fn == &HashXxh3;
+    hashes_.resize(kBlock);
+    ids_.resize(kBlock);
+  }
+
+  std::vector<std::vector<MetricRow>> Run();
+
+ private:
+  void BeginStep(uint64_t start);
+  void EndStep(uint32_t step);
+  // Applies event `step` (1-based) to the run; false if it stopped the case.
+  bool Apply(uint32_t step);
+  void Process(const RequestBlock& b);
+
+  const Scenario& s_;
+  const CaseSpec& c_;
+  uint32_t trial_;
+  Progress* progress_;
+  CaseResult& r_;
+  Side run_, twin_;
+  uint64_t key_seed_ = 0, length_ = 0, capacity_ = 0;
+  bool by_bytes_ = false, ids_are_hashes_ = false;
+  std::vector<uint64_t> positions_;
+  std::vector<uint64_t> hashes_, ids_;
+  StepCounts step_;
+  std::vector<std::vector<MetricRow>> rows_;
+};
+
+void Replay::BeginStep(uint64_t start) {
+  step_.Reset(run_.d.nodes().size(), start);
+  if (run_.d.stateful()) {
+    run_.d.ResetAssignments();
+    twin_.d.ResetAssignments();
+  }
+}
+
+void Replay::EndStep(uint32_t step) {
+  rows_.emplace_back();
+  const StepView v{&s_, &run_.d, &step_, trial_, step, capacity_, by_bytes_};
+  std::vector<uint64_t> objects(run_.caches.size(), 0), bytes(run_.caches.size(), 0);
+  for (size_t g = 0; g < run_.caches.size(); ++g) {
+    if (!run_.caches[g]) continue;
+    objects[g] = run_.caches[g]->objects();
+    bytes[g] = run_.caches[g]->stored_bytes();
+  }
+  EmitCacheStep(v, objects, bytes, rows_.back(), r_);
+}
+
+bool Replay::Apply(uint32_t step) {
+  try {
+    run_.d.Apply(s_.events[step - 1], step);
+  } catch (const CaseSkipped&) {
+    return false;  // the classic pass over the same timeline stops there too
+  }
+  run_.Sync(c_.cache_policy, capacity_, by_bytes_);
+  return true;
+}
+
+// Hashes and owners for the block, each side's caches in request order,
+// then the counts.
+void Replay::Process(const RequestBlock& b) {
+  const size_t m = b.size();
+  HashBatch(run_.d.key_hasher(), b.keys.keys, {hashes_.data(), m});
+  const std::vector<uint64_t>& ids = ids_are_hashes_ ? hashes_ : ids_;
+  if (!ids_are_hashes_) HashBatch(*FindHasher("xxh3"), b.keys.keys, {ids_.data(), m});
+  for (Side* side : {&run_, &twin_}) {
+    side->Locate({hashes_.data(), m});
+    ServeRequests(side->cache_of.data(), {side->owner.data(), m}, {ids.data(), m}, b.sizes, b.ops,
+                  {side->hits.data(), m});
+  }
+  for (size_t j = 0; j < m; ++j) {
+    if (b.ops[j] == RequestOp::kRead) {
+      step_.Read(run_.owner[j], b.sizes[j], run_.hits[j], twin_.hits[j]);
+    } else {
+      step_.Other(run_.owner[j]);
+    }
+  }
+}
+
+std::vector<std::vector<MetricRow>> Replay::Run() {
+  auto reader = c_.workload->OpenRequests(key_seed_);
+  RequestBlock block;
+  uint64_t pos = 0;
+  uint32_t step = 0;
+  BeginStep(0);
+  for (;;) {
+    while (step < positions_.size() && positions_[step] == pos) {
+      EndStep(step);
+      if (!Apply(++step)) return std::move(rows_);
+      BeginStep(pos);
+    }
+    const uint64_t next = step < positions_.size() ? positions_[step] : UINT64_MAX;
+    reader->Next(static_cast<size_t>(std::min<uint64_t>(kBlock, next - pos)), &block);
+    if (block.size() == 0) break;
+    ThrowIfStopped();
+    Process(block);
+    pos += block.size();
+    if (progress_) progress_->Add(2 * block.size());
+  }
+  EndStep(step);
+  return std::move(rows_);
+}
+
+}  // namespace
+
+uint64_t ReplayWindow(const Scenario& s, uint64_t length) noexcept {
+  if (s.cache_settings.window > 0) return s.cache_settings.window;
+  return std::max<uint64_t>(100, length / 500);
+}
+
+std::vector<uint64_t> EventPositions(const Scenario& s, const CaseSpec& c, uint64_t length) {
+  std::vector<uint64_t> out;
+  for (const EventSpec& e : s.events) {
+    if (!e.at) continue;
+    const uint64_t p = e.at->by_fraction
+                           ? static_cast<uint64_t>(std::floor(e.at->fraction * length))
+                           : e.at->request;
+    const std::string where = s.path + ": " + e.pointer + "/at: ";
+    if (p >= length) {
+      throw UsageError(where + "found request " + std::to_string(p) + "; accepted: 0.." +
+                       (length == 0 ? std::string("(none)") : std::to_string(length - 1)) +
+                       " (case " + c.id + " has a stream of " + std::to_string(length) +
+                       " requests)");
+    }
+    if (!out.empty() && p < out.back()) {
+      throw UsageError(where + "found request " + std::to_string(p) +
+                       ", before the previous event's " + std::to_string(out.back()) +
+                       "; accepted: events in stream order");
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<std::vector<MetricRow>> ReplayTrial(const Scenario& s, const CaseSpec& c,
+                                                uint32_t trial, Progress* progress, CaseResult& r) {
+  return Replay(s, c, trial, progress, r).Run();
+}
+
+}  // namespace chsim::sim
