@@ -69,7 +69,8 @@ std::string FieldSummary(const FieldSpec& f) {
   if (f.sweepable) notes += notes.empty() ? "sweepable" : ", sweepable";
   if (!f.default_json.empty())
     notes += (notes.empty() ? "default " : "; default ") + std::string(f.default_json);
-  out += " (" + notes + "): " + std::string(f.doc);
+  if (!notes.empty()) out += " (" + notes + ")";
+  out += ": " + std::string(f.doc);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "sim/base/fields.h"
+#include "sim/cache/cache.h"
 #include "sim/run/metrics.h"
 #include "sim/results/provenance.h"
 #include "sim/scenario/scenario.h"
@@ -103,6 +104,10 @@ Json Catalog() {
   for (const Hasher& h : AllHashers()) {
     hashers.push_back({{"name", h.name}, {"description", h.description}, {"bits", h.bits}});
   }
+  Json policies = Json::array();
+  for (std::string_view name : CachePolicyNames()) {
+    policies.push_back({{"name", name}, {"doc", CachePolicyDoc(*FindCachePolicy(name))}});
+  }
   return {{"catalog_version", kCatalogVersion},
           {"chsim", ToolVersion()},
           {"algorithms", algorithms},
@@ -111,6 +116,7 @@ Json Catalog() {
           {"metric_groups", groups},
           {"profiles", profiles},
           {"hashers", hashers},
+          {"cache_policies", policies},
           {"scenario", ObjectCatalog(ScenarioFields())}};
 }
 

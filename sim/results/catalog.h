@@ -13,6 +13,7 @@
 //    "profiles": [{name, description, key_hasher, point_hasher,
 //                  points_per_node, points_per_hash, lookup, ties, duplicates}],
 //    "hashers": [{name, description, bits}],
+//    "cache_policies": [{name, doc}],
 //    "scenario": the rows of the scenario format (fields.h: ObjectCatalog)};
 // each list in registry order.
 //

@@ -11,7 +11,7 @@ def listed():
     """{section: [names]} from `chsim list`."""
     out, section = {}, None
     for line in cli("list").decode().splitlines():
-        m = re.match(r"^(\w+):", line)
+        m = re.match(r"^(\w[\w ]*):", line)
         if m:
             section = m.group(1)
             out[section] = []
