@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Unit tests of notebooks/chsim_results.py (format versions, kinds, tables, runs and shards,
-the algorithms catalog, labels, theory), notebooks/chsim_figures.py (figure outcomes and the
-values a figure draws) and notebooks/chsim_report.py (the headline table)."""
+"""Unit tests of the notebooks' package notebooks/chsim_results/: the loader (format versions,
+kinds, tables, runs and shards), the catalog, settings and labels, colours, the theory, the
+figure book (outcomes and the values a figure draws) and the report (the side-by-side table,
+metrics no figure draws)."""
 import json
 import math
 import os
@@ -215,15 +216,37 @@ class Catalog(unittest.TestCase):
         self.assertEqual(cr.label_from_case_id("ring(hasher=md5,points_per_node=40)/n=20",
                                                drop=("points_per_node",)), "ring(md5)")
         self.assertEqual(cr.label_from_case_id("jump/n=1"), "jump")
-        # A parameter the scenario left to "auto" (resolved per n in the case id) is left out.
+        # A parameter the scenario left to "auto" (resolved per n in the case id) reads auto.
         d = results_doc()
         d["scenario"]["algorithms"] = [{"algorithm": "maglev", "table_size": "auto"}]
         for t in ("cases", "rows", "summary", "nodes"):
             for r in d[t]:
                 r["case_id"] = "maglev(table_size=65537)/n=3"
+                r["algorithm"] = "maglev"
         rf = cr.parse(d, "r.json")
-        self.assertEqual(set(cr.case_label(rf.summary)), {"maglev"})
-        self.assertEqual(set(cr.case_label(rf.nodes)), {"maglev"})
+        self.assertEqual(set(cr.case_label(rf.summary)), {"maglev(M=auto)"})
+        self.assertEqual(set(cr.case_label(rf.nodes)), {"maglev(M=auto)"})
+
+    def test_one_setting_one_label(self):
+        """A case that names its defaults and one that does not are one setting, with the
+        label that names the most; settings that would read alike say what differs."""
+        with tempfile.TemporaryDirectory() as d:
+            a, b = two_case_doc(), two_case_doc()
+            a["scenario"]["name"], b["scenario"]["name"] = "a", "b"
+            for doc, cid, params in ((a, "ketama/n=3", {"profile": "spymemcached"}),
+                                     (b, "ketama(profile=spymemcached)/n=3",
+                                      {"profile": "spymemcached"})):
+                for t in ("cases", "rows", "summary"):
+                    for r in doc[t]:
+                        if r["case_index"] == 1:
+                            r.update(case_id=cid, algorithm="ketama", params=params)
+            write(os.path.join(d, "a.json"), a)
+            write(os.path.join(d, "b.json"), b)
+            t = cr.load_all(d)
+        labels = set(cr.case_label(t["summary"]))
+        self.assertIn("ketama(spymemcached)", labels)
+        self.assertNotIn("ketama", labels)
+        self.assertEqual(t["cases"]["setting"].nunique(), 2)
 
 
 class Figures(unittest.TestCase):
@@ -233,13 +256,13 @@ class Figures(unittest.TestCase):
         os.environ["MPLBACKEND"] = "Agg"
 
     def test_outcomes_and_drawn_values(self):
-        import chsim_figures as cf
+        from chsim_results import figures as cf
         import matplotlib.pyplot as plt
         import numpy as np
         book = cf.Book("t")
         with book.figure("t_drawn", "drawn", needs="x") as f:
             fig, (a1, a2) = plt.subplots(1, 2)
-            a1.plot([1, 2], [3, 4], label="line")
+            a1.plot([1, 2], [3, 4], label="line", color=cr.color("ring(md5)"))
             a1.errorbar([1, 2], [5, 6], yerr=[[1, 1], [2, 2]], fmt="o", label="eb")
             a1.fill_between([1, 2, 3], [0, 0, 0], [1, 2, 3], label="band")
             a2.barh([0, 1], [7, 8], label="bars")
@@ -267,23 +290,69 @@ class Figures(unittest.TestCase):
         self.assertEqual(cf.series(right, "bars")["width"], [7.0, 8.0])
         self.assertEqual(right["images"][0]["array"], [[1.0, None], [3.0, 4.0]])
         self.assertEqual(side["data"], {"k": [1, 2]})
+        self.assertEqual(side["series"], [{"label": "ring(md5)", "algorithm": "ring",
+                                           "color": cr.color("ring(md5)")}])
+        self.assertGreaterEqual(side["min_font_pt"], cr.MIN_FONT_PT - 1)
 
 
 class Headline(unittest.TestCase):
     def test_columns_without_data_say_what_would_supply_them(self):
-        import chsim_report as rp
+        from chsim_results import sidebyside as sbs
+        doc = two_case_doc()
+        doc["summary"] += [dict(r, metric="structural.max_over_mean", mean=1.2)
+                           for r in doc["summary"]]
         with tempfile.TemporaryDirectory() as d:
-            write(os.path.join(d, "a.json"), two_case_doc())
+            write(os.path.join(d, "a.json"), doc)
             t = cr.load_all(d)
-        table, notes, meta = rp.headline_table(t)
-        self.assertEqual(list(table["algorithm"]), ["ring(md5, v=10)", "jump"])
-        self.assertTrue((table["ns per resize"] == "n/a").all())
-        self.assertTrue(any(n.startswith("ns per resize: needs resize-time metrics") for n in notes))
-        self.assertTrue(any(n.startswith("year: from the `algorithms` block") for n in notes))
-        self.assertEqual(meta["n_ref"], 3)
+        table = sbs.build(t)
+        self.assertEqual(list(table.rows["algorithm"]), ["ring(md5, v=10)", "jump"])
+        self.assertEqual(list(table.rows["max/mean"]), ["1.200", "1.200"])
+        self.assertNotIn("ns per resize", table.rows.columns)  # no setting has it
+        self.assertTrue(any("ns per resize: needs resize-time metrics" in n
+                            for n in table.notes))
+        self.assertEqual(table.n_ref, 3)
+
+    def test_sweeps_are_one_line_and_empty_rows_left_out(self):
+        from chsim_results import sidebyside as sbs
+        doc = two_case_doc()
+        rows = []
+        for i, v in enumerate((10, 20, 40, 80)):
+            cid = f"ring(hasher=md5,points_per_node={v})/n=3"
+            c = {"case_id": cid, "case_index": 10 + i, "algorithm": "ring",
+                 "params": {"hasher": "md5", "points_per_node": v}, "n": 3,
+                 "axes": {"nodes.count": 3}}
+            doc["cases"].append(dict(c, seed="1", workload={"type": "uniform"}, status="ok",
+                                     steps=["initial"]))
+            rows.append(dict(c, step=0, event="initial", metric="structural.max_over_mean",
+                             trials=1, mean=1 + 1 / v, stddev=None, ci95_low=None,
+                             ci95_high=None, unit="ratio", deterministic=True))
+        doc["summary"] += rows
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "a.json"), doc)
+            t = cr.load_all(d)
+        table = sbs.build(t)
+        self.assertEqual(len(table.sweep_lines), 1)
+        self.assertIn("4 settings", table.sweep_lines[0])
+        self.assertNotIn("ring(md5, v=40)", list(table.rows["algorithm"]))
+        metric_cols = [c.name for c in sbs.COLUMNS if c.metric and c.name in table.rows]
+        for _, r in table.rows.iterrows():
+            self.assertFalse(all(r[c] == "n/a" for c in metric_cols), r.to_dict())
+
+    def test_a_new_metric_group_gets_a_generic_table(self):
+        from chsim_results import report as rp
+        doc = two_case_doc()
+        for r in list(doc["summary"]):
+            doc["summary"].append(dict(r, metric="balance.p99_over_mean", mean=1.5, unit="ratio"))
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "a.json"), doc)
+            t = cr.load_all(d)
+        groups = dict(rp.other_metrics(t, [{"metrics": ["structural."]}]))
+        self.assertEqual(list(groups), ["balance"])
+        self.assertEqual(groups["balance"].shape, (2, 1))
+        self.assertEqual(set(groups["balance"].iloc[:, 0]), {"1.5"})
 
     def test_resize_metric_names(self):
-        import chsim_report as rp
+        from chsim_results import sidebyside as rp
         self.assertEqual(rp.resize_metrics(["throughput.ns_per_add", "throughput.ns_per_remove",
                                             "throughput.resize_ms", "throughput.ns_per_lookup",
                                             "throughput.ns_per_lookup_removed_10pct",

@@ -2,22 +2,27 @@
 """The report on result files nobody wrote by hand.
 
 Step `run` (CTest report_run): draws --count seeded random scenarios (tests/report/
-scenarios.py), keeps those scenarios/schema.json and `chsim validate` accept, runs each with
-the chsim under test, plus the notebook smoke scenarios (tests/notebooks/smoke-*.json: every
-figure has its data there), runs the largest sweep again as 3 shards and merges them, and
-writes synthetic files for what chsim does not write yet or what needs another tool: a result
-file with an `algorithms` catalog and resize-time rows, and bench/peers/run files with and
-without end-to-end rows.
+scenarios.py, over the algorithms of `chsim list --json`), keeps those scenarios/schema.json
+and `chsim validate` accept, runs each with the chsim under test, plus the notebook smoke
+scenarios (tests/notebooks/smoke-*.json: every figure has its data there) and a wide one
+(every algorithm of the catalog at its defaults plus a sweep, 25 settings or more), runs the
+largest sweep again as 3 shards and merges them, and writes synthetic files for what chsim
+does not write yet or what needs another tool: a result file with an `algorithms` catalog and
+resize-time rows, and bench/peers/run files with and without end-to-end rows.
 
 Step `report` (CTest report_make): scripts/make-report --each over every result (one report
 per file, two processes), over the shards beside their merge, and over everything together
 (with quick tune runs); fails on any exit status but 0, any notebook error, any figure that
-failed, any figure skipped without saying what it needs. Then it checks figure data against
+failed, any figure skipped without saying what it needs. Every report: its sections in order
+(what was run, headline answers, side by side, figures, inputs); no side-by-side row whose
+metric cells are all n/a, one row per compared setting. Then it checks figure data against
 the raw rows, computed here without the loader: the theory band and the points of the
 hottest-node figure, the bars of moved vs minimal, the headline table (max/mean, excess
 churn, ns per lookup, bytes per node, resize times, year and removals from the catalog), the
-end-to-end bars, the tune answers drawn; and that the shards and their merge load as the whole
-run does. Prints which figures each kind of input drew.
+end-to-end bars, the tune answers drawn; that the shards and their merge load as the whole
+run does; and over everything (the wide run among it): one colour per setting and one hue per
+algorithm across every figure's sidecar and the table, no text under 8 pt at the report's
+width, no figure taller than about two screens. Prints which figures each kind of input drew.
 
 Usage: report_test.py run|report --chsim PATH --source DIR --work DIR [--count N]
 """
@@ -50,11 +55,41 @@ def sh(cmd, **kw):
 
 # --- step 1: scenarios and runs ------------------------------------------------------------
 
+def catalog_of(chsim):
+    p = sh([chsim, "list", "--json"])
+    if p.returncode != 0:
+        fail(f"chsim list --json: exit {p.returncode}: {p.stdout[-500:]}")
+    return json.loads(p.stdout)
+
+
+def wide_scenario(catalog, extra=10):
+    """Every algorithm of the catalog at its defaults, plus `extra` settings of the first one
+    with a sweepable integer parameter: the report at 25 settings and more."""
+    algs = [{"algorithm": a["name"]} for a in catalog["algorithms"]]
+    for a in catalog["algorithms"]:
+        p = next((p for p in a.get("parameters", []) if p.get("type") == "integer"
+                  and p.get("sweepable") and isinstance(p.get("default"), int)
+                  and p["default"] >= 8), None)
+        if p:
+            lo, hi = p.get("minimum", 1), p.get("maximum", 10**9)
+            vals = sorted({max(lo, min(hi, p["default"] * (k + 2) // 4)) for k in range(extra + 3)}
+                          - {p["default"]})[:extra]
+            algs.append({"algorithm": a["name"], p["name"]: vals})
+            break
+    return {"schema_version": 1, "name": "wide", "seed": 99, "trials": 1,
+            "nodes": {"count": [10, 100]}, "algorithms": algs,
+            "workload": {"type": "uniform", "keys": 2000},
+            "events": [{"op": "remove", "last": 1}, {"op": "add", "count": 1}],
+            "on_unsupported": "rebuild", "metrics": ["balance", "remap", "throughput"],
+            "throughput": {"keys": 1024, "min_time_ms": 1, "repetitions": 1}}
+
+
 def run_step(a, src, work):
     sys.path.insert(0, str(HERE))
     import jsonschema
     import scenarios as gen
     schema = json.loads((src / "scenarios/schema.json").read_text())
+    catalog = catalog_of(a.chsim)
     shutil.rmtree(work, ignore_errors=True)
     (work / "scenarios").mkdir(parents=True)
     (work / "results").mkdir()
@@ -64,7 +99,7 @@ def run_step(a, src, work):
         seed += 1
         if seed > 20 * a.count:
             fail(f"only {len(accepted)} of {a.count} generated scenarios were valid")
-        sc = gen.draw(seed, str(work / "scenarios"))
+        sc = gen.draw(seed, str(work / "scenarios"), catalog)
         jsonschema.validate(sc, schema)  # the generator must stay inside the schema
         path = work / "scenarios" / f"{sc['name']}.json"
         path.write_text(json.dumps(sc, indent=1) + "\n")
@@ -77,6 +112,9 @@ def run_step(a, src, work):
         dest = work / "scenarios" / smoke.name
         shutil.copy(smoke, dest)
         accepted.append(dest)
+    wide = work / "scenarios" / "wide.json"
+    wide.write_text(json.dumps(wide_scenario(catalog), indent=1) + "\n")
+    accepted.append(wide)
 
     def run(path):
         out = work / "results" / path.name
@@ -237,9 +275,11 @@ def check_report_dir(d, expect_inputs):
     if not rep.exists():
         fail(f"{rep} missing")
     text = rep.read_text(encoding="utf-8")
-    for needle in ("Inputs", "Algorithms side by side", "Headline answers", "Every figure"):
-        if needle not in text:
-            fail(f"{rep} lacks '{needle}'")
+    order = ["What was run.", ">Headline answers<", ">Algorithms side by side<", ">Figures<",
+             ">Inputs and provenance<", "Every figure"]
+    at = [text.find(needle) for needle in order]
+    if -1 in at or at != sorted(at):
+        fail(f"{rep}: sections {list(zip(order, at))}; wanted each once, in this order")
     for nb in ("balance", "remapping", "throughput", "tuning"):
         h = d / "notebooks" / f"{nb}.html"
         if not h.exists():
@@ -264,6 +304,10 @@ def check_report_dir(d, expect_inputs):
                 if not png.with_suffix(".json").exists():
                     fail(f"{png}: no JSON sidecar")
     rj = json.loads((d / "report.json").read_text())
+    for row in rj["headline_table"]:
+        metrics = [v for k, v in row.items() if k not in ("algorithm", "year", "supported removals")]
+        if metrics and all(v == "n/a" for v in metrics):
+            fail(f"{d}: side-by-side row {row['algorithm']} has only n/a cells: {row}")
     listed = {os.path.basename(i["file"]) for i in rj["inputs"]}
     missing = {os.path.basename(str(x)) for x in expect_inputs} - listed
     if missing:
@@ -339,12 +383,13 @@ def check_figure_data(d, inputs):
         if round(max((p["mean"] - 1) * 100, 1e-3), 9) not in drawn:
             fail(f"hottest-node figure does not draw {p['case_id']} at {(p['mean'] - 1) * 100}")
     checked.append(f"hottest node vs v: band at {len(s['axes'])} panels, {len(pts)} points")
-    # Moved vs minimal: every bar is the raw mean of remap.moved of its case and step.
+    # Moved vs minimal: every bar is the raw mean of remap.moved of its setting, n and step.
     s = side("remap_moved_vs_minimal")
     run = s["data"]["run"]
     raw = raw_summary(inputs)
-    run_doc = next(json.loads(Path(p).read_text()) for p in inputs
-                   if json.loads(Path(p).read_text()).get("scenario", {}).get("name") == run)
+    docs = [json.loads(Path(p).read_text()) for p in inputs]
+    docs = [doc for doc in docs if doc.get("kind") == "chsim-results"]
+    label_of = {k: lab for k, (_, lab) in settings(docs).items()}
     labels = s["data"]["labels"]
     bars = 0
     for ax in s["axes"]:
@@ -352,12 +397,14 @@ def check_figure_data(d, inputs):
         if not m or not ax["bars"]:
             continue
         step = int(m.group(1))
-        for lab, width in zip(labels, ax["bars"][0]["width"]):
-            ids = [k for k in raw if k[0] == run and k[2] == step and k[3] == "remap.moved"
-                   and label_of(k[1], run_doc) + n_suffix(k[1], labels, lab) == lab]
-            if ids and width is not None:
-                close(width, raw[ids[0]][0] * 100, 1e-9, f"moved bar {lab} step {step}")
-                bars += 1
+        for container in ax["bars"]:
+            n = int(re.fullmatch(r"moved, n = ([\d,]+)", container["label"]).group(1).replace(",", ""))
+            for lab, width in zip(labels, container["width"]):
+                ids = [k for k in raw if k[0] == run and k[2] == step and k[3] == "remap.moved"
+                       and label_of.get((run, k[1])) == lab and re.search(rf"/n={n}(/|$)", k[1])]
+                if ids and width is not None:
+                    close(width, raw[ids[0]][0] * 100, 1e-9, f"moved bar {lab} n={n} step {step}")
+                    bars += 1
     if bars == 0:
         fail("moved vs minimal: no bar matched the raw rows")
     checked.append(f"moved vs minimal: {bars} bars")
@@ -465,24 +512,105 @@ def check_figure_data(d, inputs):
             for table in ("cases", "rows", "summary", "nodes", "transitions"):
                 if len(getattr(rf, table)) != len(doc[table]):
                     fail(f"{p}: {table}: loader has {len(getattr(rf, table))} rows, file {len(doc[table])}")
+    checked.append(check_looks(d, rj))
     print("figure data: " + "; ".join(checked))
 
 
-def label_of(case_id, doc=None):
-    """The report's label of a case: its case id's algorithm part, without the parameters
-    the scenario of `doc` left to "auto"."""
+def _hue(color):
+    import colorsys
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    return colorsys.rgb_to_hls(r, g, b)
+
+
+def check_looks(d, rj):
+    """Across every figure's sidecar and the side-by-side table: one colour per setting, the
+    settings of one algorithm shades of one hue, different algorithms different colours; no
+    text under 8 pt at the report's width (12.5 inches at their own size); no figure taller
+    than about two screens (18 inches at that scale)."""
+    colors, algs = {}, {}
+    series = [(f.name, e) for f in sorted((d / "figures").glob("*.json"))
+              if not f.name.endswith(".figures.json")
+              for e in json.loads(f.read_text()).get("series", [])]
+    series += [("table", {"label": lab, "algorithm": re.split(r"[( ]", lab)[0], "color": c})
+               for lab, c in rj["headline_meta"]["colors"].items()]
+    for where, e in series:
+        if colors.setdefault(e["label"], (e["color"], where))[0] != e["color"]:
+            fail(f"{e['label']}: colour {e['color']} in {where}, {colors[e['label']][0]} in "
+                 f"{colors[e['label']][1]}")
+        algs.setdefault(e["algorithm"], set()).add(e["color"])
+    for alg, cs in algs.items():
+        hues = [_hue(c) for c in cs]
+        chromatic = [h for h, l, sat in hues if sat > 0.15]
+        if chromatic and max(chromatic) - min(chromatic) > 0.02:
+            fail(f"{alg}: its settings' colours {sorted(cs)} are not shades of one hue")
+    bases = {}
+    for alg, cs in algs.items():
+        if len(cs) == 1:
+            c = next(iter(cs))
+            if c in bases:
+                fail(f"{alg} and {bases[c]} share the colour {c}")
+            bases[c] = alg
+    if len(algs) < 15:
+        fail(f"{len(algs)} algorithms in the figures; the wide run has every one of the catalog")
+    small = []
+    for f in sorted((d / "figures").glob("*.json")):
+        if f.name.endswith(".figures.json"):
+            continue
+        side = json.loads(f.read_text())
+        w, h = side["size_in"]
+        scale = min(1.0, 12.5 / w)
+        if side.get("min_font_pt") is not None and side["min_font_pt"] * scale < 8 - 1e-6:
+            small.append(f"{f.stem}: {side['min_font_pt'] * scale:.1f} pt")
+        if h * scale > 18.5:
+            fail(f"{f.stem}: {h * scale:.1f} inches tall at the report's width; at most 18")
+    if small:
+        fail(f"text under 8 pt at the report's width: {small}")
+    return (f"looks: {len(colors)} settings of {len(algs)} algorithms, one colour each; every "
+            "text >= 8 pt, every figure <= 18 in tall")
+
+
+def settings(docs):
+    """{(run, case_id): (setting, label)} of the result documents `docs`, computed here as
+    the report must: one setting per algorithm and parameters as run ("auto" where the
+    scenario said so), labelled by its case id that names the most parameters."""
     sys.path.insert(0, str(SRC / "notebooks"))
-    import chsim_results as cr
-    alg = re.split(r"[(/]", case_id, maxsplit=1)[0]
-    auto = [k for e in (doc or {}).get("scenario", {}).get("algorithms", [])
-            if e.get("algorithm") == alg for k, v in e.items()
-            if v == "auto" or (isinstance(v, list) and "auto" in v)]
-    return cr.label_from_case_id(case_id, drop=tuple(auto))
+    from chsim_results.labels import label_from_case_id
+    keyed, best = {}, {}
+    for doc in docs:
+        run = doc["scenario"]["name"]
+        auto = {}
+        for e in doc["scenario"].get("algorithms", []):
+            auto.setdefault(e.get("algorithm"), set()).update(
+                k for k, v in e.items() if v == "auto" or (isinstance(v, list) and "auto" in v))
+        for c in doc["cases"]:
+            params = {k: ("auto" if k in auto.get(c["algorithm"], ()) else v)
+                      for k, v in c["params"].items()}
+            key = json.dumps([c["algorithm"], params], sort_keys=True)
+            named = c["case_id"].split("/n=")[0]
+            for k in auto.get(c["algorithm"], ()):
+                named = re.sub(rf"\b{k}=[^,)]*", f"{k}=auto", named)
+            keyed[(run, c["case_id"])] = key
+            if key not in best or named.count("=") > best[key].count("="):
+                best[key] = named
+    return {k: (key, label_from_case_id(best[key])) for k, key in keyed.items()}
 
 
-def n_suffix(case_id, labels, lab):
-    m = re.search(r"/n=(\d+)", case_id)
-    return f" n={m.group(1)}" if m and lab.endswith(f" n={m.group(1)}") else ""
+METRIC_OF_ROW = ("structural.max_over_mean", "sampled.max_over_mean", "remap.excess",
+                 "throughput.ns_per_lookup", "throughput.memory_bytes_per_node",
+                 "throughput.ns_per_add", "throughput.ns_per_remove")
+
+
+def expected_rows(doc):
+    """The side-by-side rows of one file: its settings outside a sweep (4 or more settings of
+    one algorithm) that have a figure of merit."""
+    st = settings([doc])
+    per_alg = {}
+    for (_, cid), (key, _) in st.items():
+        per_alg.setdefault(json.loads(key)[0], set()).add(key)
+    has = {st[(doc["scenario"]["name"], r["case_id"])][0] for r in doc["summary"]
+           if r["metric"] in METRIC_OF_ROW and r["mean"] is not None
+           and (r["step"] == 0 or r["metric"] == "remap.excess")}
+    return {lab for (key, lab) in st.values() if len(per_alg[json.loads(key)[0]]) < 4 and key in has}
 
 
 def check_shards(work):
@@ -552,11 +680,11 @@ def report_step(a, src, work):
     for p in inputs:
         figs, rj = check_report_dir(each / p.stem, [p])
         if p.suffix == ".json" and p.name.startswith(("gen-", "smoke-")):
-            doc = json.loads(p.read_text())
-            n_labels = len({label_of(c["case_id"], doc) for c in doc["cases"]})
-            if len(rj["headline_table"]) != n_labels:
-                fail(f"{p.name}: headline table has {len(rj['headline_table'])} rows for "
-                     f"{n_labels} algorithm settings")
+            want = expected_rows(json.loads(p.read_text()))
+            got = {r["algorithm"] for r in rj["headline_table"]}
+            if got != want or len(rj["headline_table"]) != len(want):
+                fail(f"{p.name}: side-by-side rows {sorted(got)}; wanted one per compared "
+                     f"setting with a figure of merit: {sorted(want)}")
             reports.append((p.name, figs))
     old = {e["name"]: e for e in check_report_dir(each / "peers-old", [])[0]}
     if old["throughput_peers"]["status"] != "drawn" or \

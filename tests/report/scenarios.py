@@ -5,19 +5,21 @@ node files, uniform / sequential / Zipf / key-file workloads (0 keys too), event
 (add, remove random / last / by name, fail, restore, reweight), metric subsets, trial counts,
 per-node and transition output, on_unsupported.
 
-draw(seed, directory) returns a scenario (a dict) and writes the node or key files it names
-into `directory`. The same seed gives the same scenario.
+draw(seed, directory, catalog) returns a scenario (a dict) and writes the node or key files it
+names into `directory`. The algorithms, their parameters, hashers, profiles and workload types
+come from `catalog` (the JSON of `chsim list --json`), so a new algorithm is drawn without an
+edit here. The same seed and catalog give the same scenario.
+
+Usage: scenarios.py SEED CHSIM (prints one scenario)
 """
 import json
 import math
 import random
 
-HASHERS = ["md5", "xxh3", "fnv1a_32", "crc32", "murmur3_32", "one_at_a_time", "xxh64"]
-PROFILES = ["spymemcached", "libmemcached", "twemproxy", "uhashring", "libmemcached-ketama",
-            "spymemcached-libmemcached", "libmemcached-spy"]
+# Hashers, profiles, algorithms and their parameters come from the catalog (the JSON of
+# `chsim list --json`) given to draw(); what follows is about scenario shapes only.
 PATTERNS = ["10.{i/65536%256}.{i/256%256}.{i%256}:11211", "cache-{i}.example.com:11211",
             "node{hex:8}:11311", "h{i*7+3}"]
-WEIGHTED = {"ring", "rendezvous", "maglev", "ketama"}  # algorithms that take node weights
 SHAPES = ["user:{n}", "{alnum:8-32}", "{bytes:16}", "k{i:08}"]
 
 
@@ -27,38 +29,48 @@ def _one_or_list(rng, values, k_max=2):
     return picks[0] if len(picks) == 1 else picks
 
 
-def _algorithm(rng, n_max, weighted):
-    pool = ["ring", "ketama", "jump", "rendezvous", "maglev", "multi_probe", "bounded_load",
-            "anchor", "memento", "modulo"]
-    if weighted:
-        pool = [a for a in pool if a in WEIGHTED]
-    name = rng.choice(pool)
-    a = {"algorithm": name}
-    if name == "ring":
-        a["hasher"] = _one_or_list(rng, HASHERS)
-        cap = max(1, 300_000 // n_max)
-        pts = sorted(rng.sample([4, 10, 40, 100, 160, 400], rng.randint(1, 3)))
-        pts = [p for p in pts if p <= cap] or [max(4, min(cap, 10))]
-        a["points_per_node"] = pts[0] if len(pts) == 1 else pts
-    elif name == "ketama":
-        a["profile"] = _one_or_list(rng, PROFILES)
-    elif name == "rendezvous" and rng.random() < 0.5:
-        a["hasher"] = rng.choice(HASHERS)
-    elif name == "maglev":
-        a["table_size"] = rng.choice(["auto", 65537, 4099]) if n_max <= 4099 else "auto"
-    elif name == "multi_probe":
-        a["probes"] = _one_or_list(rng, [1, 5, 21])
-    elif name == "bounded_load":
-        a["balance_factor"] = rng.choice([1.1, 1.25, 2.0])
-        a["points_per_node"] = rng.choice([10, 40])
-    elif name == "anchor":
-        a["capacity"] = 2 * n_max + 40  # room for the timeline's adds
-    if name not in ("ketama",) and rng.random() < 0.2:
-        a["key_hasher"] = rng.choice(["xxh3", "md5", "fnv1a_64"])
+def weighted_algorithms(catalog):
+    return {a["name"] for a in catalog["algorithms"] if a.get("capabilities", {}).get("weights")}
+
+
+def _param_value(rng, p, n_max):
+    """A value (or a swept list, when the parameter is sweepable) for catalog parameter `p`:
+    one of its choices, or numbers around its default inside its bounds; "auto" where it
+    accepts that. A parameter named capacity gets room for the timeline's adds."""
+    name, default = p.get("name"), p.get("default")
+    if name == "capacity":
+        return 2 * n_max + 40
+    pick = (lambda vs: _one_or_list(rng, vs)) if p.get("sweepable") else rng.choice
+    if p.get("choices"):
+        return pick(list(p["choices"]))
+    if not isinstance(default, (int, float)) or isinstance(default, bool) or not default:
+        return None
+    lo, hi = p.get("minimum", -math.inf), p.get("maximum", math.inf)
+    if p.get("type") == "integer":
+        vals = sorted({int(round(default * f)) for f in (0.25, 0.5, 1, 2)})
+        vals = [v for v in vals if lo <= v <= hi] or [default]
+    else:
+        vals = [v for v in (round(default * f, 4) for f in (0.9, 1, 1.2, 1.6)) if lo < v <= hi] \
+            or [default]
+    if "auto" in str(p.get("accepted", "")):
+        vals = ["auto", default]
+    return pick(vals)
+
+
+def _algorithm(rng, catalog, n_max, weighted):
+    pool = [a for a in catalog["algorithms"]
+            if not weighted or a.get("capabilities", {}).get("weights")]
+    spec = rng.choice(pool)
+    a = {"algorithm": spec["name"]}
+    for p in spec.get("parameters", []):
+        if p.get("name") == "capacity" or rng.random() < 0.35:
+            v = _param_value(rng, p, n_max)
+            if v is not None:
+                a[p["name"]] = v
     return a
 
 
-def _events(rng, n_min, weighted, has_jump, labels_added):
+def _events(rng, n_min, weighted, lifo, labels_added):
     """A feasible timeline for every initial node count >= n_min (removals leave a node)."""
     events, live, failed = [], n_min, False
     for _ in range(rng.choice([0, 0, 1, 2, 3, 5])):
@@ -107,9 +119,24 @@ def _sweep(v):
     return len(v) if isinstance(v, list) else 1
 
 
-def cost_seconds(sc):
-    """A rough single-thread cost of running `sc`: rings and tables rebuilt per changed
-    node, keys placed per step (rendezvous pays n per key)."""
+def _structure(a, spec, n):
+    """About how many entries `a` builds for n nodes: n times its largest integer parameter
+    (points per node, probes), or that parameter alone when it is a table size (> 10,000)."""
+    size = n
+    for p in spec.get("parameters", []) if spec else []:
+        if p.get("type") != "integer" or p.get("name") == "capacity":
+            continue
+        v = a.get(p["name"], p.get("default"))
+        v = max((x for x in v if isinstance(x, int)), default=0) if isinstance(v, list) else v
+        if isinstance(v, int) and v > 0:
+            size = max(size, v if v > 10_000 else n * v)
+    return size
+
+
+def cost_seconds(sc, catalog):
+    """A rough single-thread cost of running `sc`: structures rebuilt per changed node, keys
+    placed per step."""
+    specs = {a["name"]: a for a in catalog["algorithms"]}
     nodes = sc["nodes"]
     ns = nodes.get("count", 100)
     ns = ns if isinstance(ns, list) else [ns]
@@ -124,32 +151,26 @@ def cost_seconds(sc):
         changed = sum(e.get("count", 0) + len(e.get("nodes", [])) + e.get("random", 0)
                       + e.get("last", 0) + e.get("fraction", 0) * n * 2 for e in events)
         for a in sc["algorithms"]:
-            cases = 1
-            for k in ("hasher", "points_per_node", "profile", "probes", "table_size", "key_hasher"):
-                cases *= _sweep(a.get(k))
-            v = a.get("points_per_node", 160)
-            v = max(v) if isinstance(v, list) else v
-            pts = {"ring": n * v, "ketama": n * 160, "maglev": 65537,
-                   "bounded_load": n * v}.get(a["algorithm"], n)
-            rebuild = pts * 30e-9 * (1 + changed)
-            place = keys * (1 + 3 * len(events)) * 60e-9 * (n if a["algorithm"] == "rendezvous" else 1)
+            cases = math.prod(_sweep(v) for k, v in a.items() if k != "algorithm")
+            rebuild = _structure(a, specs.get(a["algorithm"]), n) * 30e-9 * (1 + changed)
+            place = keys * (1 + 3 * len(events)) * 60e-9
             thr = 0.05 if "throughput" in sc.get("metrics", []) else 0
             total += cases * per_n * wl_cases * (sc.get("trials", 1) * (rebuild + place) + thr)
     return total
 
 
-def draw(seed, directory, budget=0.4):
-    """A scenario whose estimated cost fits `budget` seconds (redrawn with the same stream
-    until one does)."""
+def draw(seed, directory, catalog, budget=0.4):
+    """A scenario over the algorithms of `catalog` (the JSON of `chsim list --json`) whose
+    estimated cost fits `budget` seconds (redrawn with the same stream until one does)."""
     rng = random.Random(seed)
     for _ in range(50):
-        sc = _draw(rng, seed, directory)
-        if cost_seconds(sc) <= budget:
+        sc = _draw(rng, seed, directory, catalog)
+        if cost_seconds(sc, catalog) <= budget:
             return sc
     return sc
 
 
-def _draw(rng, seed, directory):
+def _draw(rng, seed, directory, catalog):
     size = rng.choice(["one", "tiny", "small", "small", "medium", "large"])
     counts = {"one": [1], "tiny": [2, 3, 5], "small": [10, 20, 50, 100],
               "medium": [200, 500], "large": [1000, 2000]}[size]
@@ -170,7 +191,7 @@ def _draw(rng, seed, directory):
                 w = f" {rng.randint(1, 4)}" if weighted else ""
                 f.write(f"10.1.{i // 256}.{i % 256}:11211{w}\n")
         nodes = {"file": f"nodes-{seed}.txt"}
-    algs = [_algorithm(rng, n_max, weighted) for _ in range(rng.randint(1, 4))]
+    algs = [_algorithm(rng, catalog, n_max, weighted) for _ in range(rng.randint(1, 4))]
     algs = list({json.dumps(a, sort_keys=True): a for a in algs}.values())  # no twin entries
     # Entries of one algorithm must differ in a parameter the case id shows.
     seen = {}
@@ -179,11 +200,13 @@ def _draw(rng, seed, directory):
     algs = [a for a in algs if len(seen[a["algorithm"]]) == 1 or len(a) > 1]
     algs = list({(a["algorithm"], json.dumps({k: v for k, v in a.items() if k != "algorithm"},
                                              sort_keys=True)): a for a in algs}.values())
-    has_jump = any(a["algorithm"] == "jump" for a in algs)
-    # Work per key grows with n for rendezvous and bounded loads: fewer keys there.
-    heavy = any(a["algorithm"] in ("rendezvous", "bounded_load") for a in algs)
-    key_cap = max(200, (400_000 // n_max) if heavy else 20_000)
-    wtype = rng.choice(["uniform", "uniform", "sequential", "zipf", "file"])
+    specs = {a["name"]: a for a in catalog["algorithms"]}
+    lifo = any(specs[a["algorithm"]].get("capabilities", {}).get("removal") == "last_added"
+               for a in algs)
+    # Work per key may grow with n (highest random weight): fewer keys at large n.
+    key_cap = max(200, min(20_000, 400_000 // n_max))
+    types = [w["name"] for w in catalog.get("workloads", [])]
+    wtype = rng.choice(types + [t for t in types if t == "uniform"])
     if wtype == "uniform":
         workload = {"type": "uniform", "keys": rng.choice([0, 500, 5000, key_cap]) if
                     rng.random() < 0.2 else min(key_cap, rng.choice([2000, 10000, 20000])),
@@ -195,22 +218,29 @@ def _draw(rng, seed, directory):
         workload = {"type": "zipf", "keys": min(key_cap, 5000),
                     "requests": min(key_cap * 2, 20000),
                     "exponent": _one_or_list(rng, [0.6, 0.99, 1.3])}
-    else:
+    elif wtype == "file":
         weighted_keys = rng.random() < 0.5
         with open(f"{directory}/keys-{seed}.txt", "w") as f:
             for i in range(min(key_cap, 3000)):
                 f.write(f"key:{rng.getrandbits(40):x}" + (f" {rng.randint(1, 9)}" if weighted_keys
                                                           else "") + "\n")
         workload = {"type": "file", "path": f"keys-{seed}.txt", "weighted": weighted_keys}
-    events = _events(rng, n_min, weighted and all(a["algorithm"] in WEIGHTED for a in algs),
-                     has_jump, [])
+    else:  # a workload this generator does not know: its catalog parameters, defaults first
+        spec = next(w for w in catalog["workloads"] if w["name"] == wtype)
+        workload = {"type": wtype}
+        for p in spec.get("parameters", []):
+            v = _param_value(rng, p, n_max) if p.get("default") is None else p["default"]
+            if v is not None and p.get("name") != "type":
+                workload[p["name"]] = min(v, key_cap) if p.get("name") == "keys" else v
+    events = _events(rng, n_min, weighted and all(a["algorithm"] in weighted_algorithms(catalog)
+                                                  for a in algs), lifo, [])
     metrics = rng.sample(["balance", "remap", "throughput"], rng.randint(1, 3))
     sc = {"schema_version": 1, "name": f"gen-{seed}", "seed": rng.randint(0, 2**32),
           "trials": rng.choice([1, 1, 2, 3]), "nodes": nodes, "algorithms": algs,
           "workload": workload, "metrics": metrics}
     if events:
         sc["events"] = events
-        sc["on_unsupported"] = rng.choice(["rebuild", "skip"]) if has_jump else \
+        sc["on_unsupported"] = rng.choice(["rebuild", "skip"]) if lifo else \
             rng.choice(["error", "rebuild", "skip"])
     out = {}
     if rng.random() < 0.5:
@@ -225,5 +255,7 @@ def _draw(rng, seed, directory):
 
 
 if __name__ == "__main__":
+    import subprocess
     import sys
-    print(json.dumps(draw(int(sys.argv[1]), "."), indent=1))
+    listed = subprocess.run([sys.argv[2], "list", "--json"], stdout=subprocess.PIPE, check=True)
+    print(json.dumps(draw(int(sys.argv[1]), ".", json.loads(listed.stdout)), indent=1))

@@ -4,7 +4,8 @@ A notebook opens a ``Book`` and draws every figure inside ``book.figure(...)``:
 
     book = cf.Book("balance")
     with book.figure("balance_cv_vs_points", "Spread of node loads vs points per node",
-                     needs="ring cases at two or more points-per-node values") as f:
+                     needs="ring cases at two or more points-per-node values",
+                     metrics=["structural.cv"], report=30) as f:
         f.require(len(ring) > 0, "these inputs have no ring or ketama case with equal weights")
         fig, ax = plt.subplots()
         ...
@@ -17,14 +18,22 @@ A notebook opens a ``Book`` and draws every figure inside ``book.figure(...)``:
   shows the PNG inline (drawn once). The JSON sidecar holds what the figure draws, read back
   from its matplotlib artists, per panel: lines (x, y), error bars (x, y, low, high), bars
   (x, y, width, height), filled bands (x, low, high), scatter offsets, images (arrays),
-  texts, tick labels, titles, labels and scales; plus ``data``, any table the notebook
-  passes. Tests check figures through it; humans can read the numbers behind a plot there.
+  texts, tick labels, titles, labels and scales; ``series``, each colour ``style.color``
+  handed out for it (label, algorithm, colour); ``size_in`` (the PNG's width and height in
+  inches) and ``min_font_pt`` (its smallest text); plus ``data``, any table the notebook passes. Tests check figures
+  through it; humans can read the numbers behind a plot there.
+- ``metrics``: the metric names (or prefixes ending in ``.``) the figure draws. The report
+  gives every metric no figure names a generic table, so a new metric group shows up
+  without a new figure.
+- ``report``: where the figure goes among the report's figures (a number, smaller first;
+  None: only in its notebook's page). A notebook adds a figure to the report this way,
+  with no edit to the report.
 - Any other exception inside the block is recorded as an error (traceback printed) and
   the notebook goes on with the next figure; ``book.finish()`` then raises, so the notebook
   and ``scripts/make-report`` fail after drawing everything they could.
 
 Every figure's outcome goes to ``figure_dir()/NOTEBOOK.figures.json`` (name, title,
-status drawn | skipped | error, reason, files), which the report reads.
+status drawn | skipped | error, reason, files, metrics, report), which the report reads.
 """
 from __future__ import annotations
 
@@ -35,7 +44,8 @@ import os
 import traceback
 from pathlib import Path
 
-import chsim_results as cr
+from . import style
+from .load import figure_dir
 
 
 class Missing(Exception):
@@ -45,6 +55,12 @@ class Missing(Exception):
 class _Figure:
     def __init__(self, book: "Book", entry: dict):
         self._book, self._entry = book, entry
+        self._colors = style.recording()
+
+    def _colors_list(self):
+        """Each colour handed out while this figure was drawn: label, algorithm, colour."""
+        return [{"label": k, "algorithm": style.algorithm_of(k), "color": v}
+                for k, v in self._colors.items()]
 
     def note(self, text: str):
         """A line the report shows under this figure (e.g. what it leaves out)."""
@@ -60,8 +76,10 @@ class _Figure:
         """Writes the PNG and its JSON sidecar, shows the PNG, closes `fig`."""
         import matplotlib.pyplot as plt
         name = name or self._entry["name"]
-        png = cr.save(fig, name)
+        png = style.save(fig, name, figure_dir())
         side = {"figure": name, "title": self._entry["title"], "notebook": self._book.notebook,
+                "series": self._colors_list(), "size_in": png_inches(png),
+                "min_font_pt": min_font_pt(fig),
                 "axes": figure_data(fig), "data": _jsonable(data or {})}
         sidecar = png.with_suffix(".json")
         sidecar.write_text(json.dumps(side, indent=None, allow_nan=False) + "\n",
@@ -79,15 +97,16 @@ class Book:
     def __init__(self, notebook: str):
         self.notebook = notebook
         self.entries: list[dict] = []
-        self.index = cr.figure_dir() / f"{notebook}.figures.json"
+        self.index = figure_dir() / f"{notebook}.figures.json"
         self._write()
 
     @contextlib.contextmanager
-    def figure(self, name: str, title: str, needs: str):
+    def figure(self, name: str, title: str, needs: str, metrics=(), report=None):
         entry = {"name": name, "title": title, "needs": needs, "status": "running",
-                 "reason": ""}
+                 "reason": "", "metrics": list(metrics), "report": report}
+        fig = _Figure(self, entry)
         try:
-            yield _Figure(self, entry)
+            yield fig
             if entry["status"] == "running":
                 entry.update(status="skipped", reason=f"needs {needs}; nothing to draw")
         except Missing as e:
@@ -98,6 +117,7 @@ class Book:
         finally:
             import matplotlib.pyplot as plt
             plt.close("all")
+            style.stop_recording(fig._colors)
             self.entries.append(entry)
             self._write()
         if entry["status"] == "skipped":
@@ -200,6 +220,32 @@ def _errorbar(c):
             out["xlow"] = _nums([min(s[0][0], s[-1][0]) for s in segs])
             out["xhigh"] = _nums([max(s[0][0], s[-1][0]) for s in segs])
     return out
+
+
+def png_inches(png: Path) -> list[float]:
+    """Width and height of a saved PNG in inches at the resolution it was saved with (its
+    pHYs chunk), as the report shows it: 96 px per inch, at most REPORT_WIDTH_IN wide."""
+    import struct
+    data = png.read_bytes()
+    w, h = struct.unpack(">II", data[16:24])
+    i = data.find(b"pHYs")
+    ppm = struct.unpack(">I", data[i + 4:i + 8])[0] if i > 0 else 0
+    dpi = ppm * 0.0254 if ppm else float(os.environ.get("CHSIM_FIGURE_DPI", "150"))
+    return [round(w / dpi, 3), round(h / dpi, 3)]
+
+
+def min_font_pt(fig) -> float | None:
+    """The smallest type size (points) of the visible, non-empty texts of `fig`."""
+    from matplotlib.text import Text
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip() and _shown(t)]
+    return round(float(min(sizes)), 2) if sizes else None
+
+
+def _shown(text) -> bool:
+    """False for texts inside an invisible parent (hidden panels, unused ticks)."""
+    a = getattr(text, "axes", None)
+    return a is None or a.get_visible()
 
 
 def figure_data(fig) -> list[dict]:

@@ -1,0 +1,212 @@
+"""The registry's catalog: every algorithm (in registry order, with its parameters,
+capabilities, paper and year), workload, metric, Ketama profile and hasher chsim knows.
+
+``catalog()`` is the one place the notebooks learn what exists. It reads, first found:
+
+1. the file named by ``CHSIM_CATALOG`` (``scripts/make-report`` writes ``chsim list
+   --json`` there once per report);
+2. ``chsim list --json`` of the binary ``CHSIM`` names, or of this checkout's build
+   (``scripts/chsimlib.find_chsim``);
+3. nothing: an empty catalog. Colours then follow the order of the result files'
+   ``algorithms`` blocks, and ``Catalog.source`` says so.
+
+Everything that depends on what exists (colours, the report test's scenario generator,
+the fuzz dictionary) reads it from here rather than from a list of names.
+
+``algorithm_catalog(block)`` turns a result file's own ``algorithms`` block (the same
+per-algorithm shape) into a table for the report.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+@dataclass
+class Catalog:
+    """What chsim knows, as ``chsim list --json`` prints it (lists of objects, each with a
+    ``name``), in registry order."""
+    algorithms: list = field(default_factory=list)
+    workloads: list = field(default_factory=list)
+    metrics: list = field(default_factory=list)
+    profiles: list = field(default_factory=list)
+    hashers: list = field(default_factory=list)
+    source: str = "none"
+
+    def names(self, kind: str = "algorithms") -> list[str]:
+        return [e["name"] for e in getattr(self, kind)]
+
+    def entry(self, kind: str, name: str) -> dict | None:
+        return next((e for e in getattr(self, kind) if e["name"] == name), None)
+
+    def parameter(self, algorithm: str, name: str) -> dict | None:
+        a = self.entry("algorithms", algorithm) or {}
+        return next((p for p in a.get("parameters", []) if p.get("name") == name), None)
+
+    def workload_skewed(self, name: str) -> bool | None:
+        """True when the workload's load units are not equally likely keys (requests drawn
+        by popularity, weighted keys), False when they are, None when the catalog does
+        not say (then the results decide: see load.py)."""
+        w = self.entry("workloads", name) or {}
+        for key in ("skewed", "skew"):
+            if isinstance(w.get(key), bool):
+                return w[key]
+        pop = w.get("popularity")
+        return None if pop is None else pop != "uniform"
+
+
+def from_json(doc: dict, source: str = "memory") -> Catalog:
+    """A Catalog from the JSON of ``chsim list --json`` (objects with ``name``; a list of
+    names or an object keyed by name is accepted too)."""
+    def entries(v):
+        if isinstance(v, dict):
+            v = [dict(x, name=k) if isinstance(x, dict) else {"name": k, "doc": x}
+                 for k, x in v.items()]
+        out = []
+        for e in v or []:
+            if isinstance(e, str):
+                e = {"name": e}
+            if isinstance(e, dict):
+                name = e.get("name", e.get("type", e.get("algorithm")))
+                if name:
+                    out.append(dict(e, name=str(name)))
+        return out
+    return Catalog(**{k: entries(doc.get(k)) for k in
+                      ("algorithms", "workloads", "metrics", "profiles", "hashers")},
+                   source=source)
+
+
+def read_catalog(chsim: str) -> Catalog:
+    """``chsim list --json`` of the binary `chsim`; raises RuntimeError when it fails."""
+    p = subprocess.run([chsim, "list", "--json"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        raise RuntimeError(f"{chsim} list --json: exit {p.returncode}: {p.stderr.strip()[:200]}")
+    return from_json(json.loads(p.stdout), source=f"{chsim} list --json")
+
+
+def _find_chsim() -> str | None:
+    given = os.environ.get("CHSIM")
+    if given:
+        return given
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import chsimlib
+        return chsimlib.find_chsim(None)
+    except (ImportError, LookupError):
+        return None
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
+_CACHE: dict = {}
+
+
+def catalog() -> Catalog:
+    """The catalog (see the module docstring for where it comes from); read once per
+    process and source."""
+    path = os.environ.get("CHSIM_CATALOG")
+    key = ("file", path) if path else ("chsim", os.environ.get("CHSIM"))
+    if key in _CACHE:
+        return _CACHE[key]
+    cat = Catalog(source="none: no CHSIM_CATALOG file and no chsim binary found")
+    try:
+        if path:
+            cat = from_json(json.loads(Path(path).read_text(encoding="utf-8")), source=path)
+        else:
+            chsim = _find_chsim()
+            if chsim:
+                cat = read_catalog(chsim)
+    except (OSError, ValueError, RuntimeError) as e:
+        print(f"catalog: {e}; colours follow the result files instead", file=sys.stderr)
+    _CACHE[key] = cat
+    return cat
+
+
+# --- a result file's `algorithms` block -----------------------------------------------------
+
+CATALOG_COLUMNS = ["name", "summary", "paper", "year", "removals", "capabilities", "parameters"]
+
+
+def algorithm_catalog(block) -> pd.DataFrame:
+    """The result file's ``algorithms`` block as a table (one row per algorithm): name,
+    summary, paper, year, removals (which nodes can be removed, from the capabilities),
+    capabilities (the true ones, comma-separated) and parameters (names with defaults).
+
+    Accepted shapes: a list of objects with ``name`` (or ``algorithm``), or an object keyed
+    by name (chsim writes the list). ``capabilities``: an object (chsim: ``removal`` "any" or
+    "last_added", ``incremental``, ``weights``, ... booleans; a boolean ``arbitrary_removal``
+    is read too) or a list of names. ``parameters`` (or ``params``): a list of objects with
+    ``name`` (and ``default``) or an object name -> default/spec. Anything else is ignored:
+    an empty table when the block is absent (files from before the catalog)."""
+    if isinstance(block, dict):
+        block = [dict(v, name=k) if isinstance(v, dict) else {"name": k} for k, v in block.items()]
+    if not isinstance(block, list):
+        return pd.DataFrame(columns=CATALOG_COLUMNS)
+    rows = []
+    for a in block:
+        if not isinstance(a, dict):
+            continue
+        name = a.get("name", a.get("algorithm"))
+        if not name:
+            continue
+        caps = a.get("capabilities", {})
+        rows.append({"name": str(name), "summary": a.get("summary"), "paper": a.get("paper"),
+                     "year": a.get("year") if a.get("year") not in (0, "") else None,
+                     "removals": removals_text(caps),
+                     "capabilities": _capability_text(caps),
+                     "parameters": _parameter_text(a.get("parameters", a.get("params")))})
+    return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
+
+
+_REMOVAL_WORDS = {"any": "any node", "last_added": "last added only"}
+
+
+def removals_text(caps) -> str | None:
+    """Which nodes an algorithm can remove, in words, from its capabilities: ``removal``
+    ("any" or "last_added", as chsim writes it; any text field named like removal is taken as
+    written) or a boolean ``arbitrary_removal``; "(rebuilds)" when ``incremental`` is false."""
+    if isinstance(caps, dict):
+        text = None
+        for k, v in caps.items():
+            if "remov" in k and isinstance(v, str):
+                text = _REMOVAL_WORDS.get(v, v.replace("_", " "))
+        if text is None and isinstance(caps.get("arbitrary_removal"), bool):
+            text = "any node" if caps["arbitrary_removal"] else "last added only"
+        if text is not None and caps.get("incremental") is False:
+            text += " (rebuilds)"
+        return text
+    if isinstance(caps, list):
+        hits = [str(c).replace("_", " ") for c in caps if "remov" in str(c)]
+        return ", ".join(hits) or None
+    return None
+
+
+def _capability_text(caps) -> str | None:
+    if isinstance(caps, dict):
+        return ", ".join(k.replace("_", " ") for k, v in caps.items() if v is True) or None
+    if isinstance(caps, list):
+        return ", ".join(str(c) for c in caps) or None
+    return None
+
+
+def _parameter_text(params) -> str | None:
+    items = []
+    if isinstance(params, dict):
+        params = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "default": v}
+                  for k, v in params.items()]
+    for p in params or []:
+        if isinstance(p, dict) and p.get("name"):
+            d = p.get("default")
+            items.append(f"{p['name']}={d}" if d not in (None, "") else str(p["name"]))
+        elif isinstance(p, str):
+            items.append(p)
+    return ", ".join(items) or None
