@@ -1,9 +1,13 @@
-# Notebook tests (label `notebooks`): the loader's unit tests, and no committed notebook
-# carries outputs. The notebooks themselves run end to end in tests/report/ (report_make).
+# Notebook tests (label `notebooks`): the notebooks' package's unit tests, its theory against
+# chsim's, and no committed notebook carries outputs. The notebooks themselves run end to end in tests/report/ (report_make).
 add_test(NAME notebooks_loader
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/loader_test.py)
 add_test(NAME notebooks_clean
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_clean.py
                  ${PROJECT_SOURCE_DIR}/notebooks
                  --expect balance remapping throughput tuning report)
-set_tests_properties(notebooks_loader notebooks_clean PROPERTIES LABELS notebooks TIMEOUT ${CHSIM_HANG_S})
+# The notebooks' ring-balance theory against chsim's theory rows and tune's analytic answer.
+add_test(NAME notebooks_theory_matches_chsim
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/theory_test.py $<TARGET_FILE:chsim>)
+set_tests_properties(notebooks_loader notebooks_clean notebooks_theory_matches_chsim
+                     PROPERTIES LABELS notebooks TIMEOUT ${CHSIM_HANG_S})
