@@ -4,6 +4,12 @@ add_test(NAME lint_function_length
          COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check-function-length
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint_function_length PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
+# README is a guide (at most 350 lines); README, docs, comments and test names carry no
+# issue numbers; every source file names its licence (scripts/check-house-rules; < 1 s).
+add_test(NAME lint_house_rules
+         COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/scripts/check-house-rules
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint_house_rules PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
 # Includes and citations (tests/lint/source_rules.py; < 1 s): sim headers are
 # named from the repository root, *_internal.h headers stay in their folder,
