@@ -1,12 +1,12 @@
 #!/usr/bin/python3
-"""Writes README's worked examples out as source files, so the build compiles them.
+"""Writes a guide's worked examples out as source files, so the build compiles them.
 
 Every fenced ```cpp block of the Markdown file whose first line is a comment
 naming a path (`// core/src/algorithms/two_choices.cc`) is written to OUT_DIR
 under that path's file name. A named file missing from the Markdown is an
 error (the example was renamed or dropped while the test still expects it).
 
-Usage: extract_examples.py README.md OUT_DIR NAME...
+Usage: extract_examples.py GUIDE.md OUT_DIR NAME...
 """
 import os
 import re

@@ -1,6 +1,6 @@
-// README's worked workload example ("Adding ... a workload"), extracted from
-// README.md at build time, read and run through its spec: the guide's code
-// builds against today's headers and does what the guide says.
+// docs/extending.md's worked workload example ("A workload"), extracted from
+// it at build time, read and run through its spec: the guide's code builds
+// against today's headers and does what the guide says.
 #include <gtest/gtest.h>
 
 #include <string>

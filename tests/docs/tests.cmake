@@ -1,6 +1,6 @@
-# README's worked examples ("Adding an algorithm, a metric, a workload") are
-# extracted from README.md at build time and compiled, so the guide cannot
-# drift from the code (label docs):
+# The worked examples of docs/extending.md (an algorithm, a workload) are
+# extracted from it at build time and compiled, so the guide cannot drift from
+# the code (label docs):
 #  - Example/Conformance.*: the two_choices algorithm example, judged by the
 #    conformance kit (conformance_test.cc built over that one spec);
 #  - ReadmeWorkload.*: the prefixed workload example, read and run through its
@@ -10,9 +10,9 @@ set(_ex_sources ${_ex_dir}/two_choices.cc ${_ex_dir}/workload_prefixed.cc)
 add_custom_command(
   OUTPUT ${_ex_sources}
   COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/docs/extract_examples.py
-          ${PROJECT_SOURCE_DIR}/README.md ${_ex_dir} two_choices.cc workload_prefixed.cc
-  DEPENDS ${PROJECT_SOURCE_DIR}/README.md ${CMAKE_CURRENT_SOURCE_DIR}/docs/extract_examples.py
-  COMMENT "Extracting README's worked examples")
+          ${PROJECT_SOURCE_DIR}/docs/extending.md ${_ex_dir} two_choices.cc workload_prefixed.cc
+  DEPENDS ${PROJECT_SOURCE_DIR}/docs/extending.md ${CMAKE_CURRENT_SOURCE_DIR}/docs/extract_examples.py
+  COMMENT "Extracting docs/extending.md's worked examples")
 add_executable(chsim_docs_tests ${CMAKE_CURRENT_SOURCE_DIR}/algorithms/conformance_test.cc
                                 ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_workload_test.cc
                                 ${_ex_sources})

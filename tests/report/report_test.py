@@ -275,8 +275,8 @@ def check_report_dir(d, expect_inputs):
     if not rep.exists():
         fail(f"{rep} missing")
     text = rep.read_text(encoding="utf-8")
-    order = ["What was run.", ">Headline answers<", ">Algorithms side by side<", ">Figures<",
-             ">Inputs and provenance<", "Every figure"]
+    order = ["What was run.", 'id="Headline-answers"', 'id="Algorithms-side-by-side"',
+             'id="Figures"', 'id="Inputs-and-provenance"', "<strong>Every figure</strong>"]
     at = [text.find(needle) for needle in order]
     if -1 in at or at != sorted(at):
         fail(f"{rep}: sections {list(zip(order, at))}; wanted each once, in this order")

@@ -9,7 +9,7 @@ Checks:
   manifest  docs/kubernetes/{sweep,merge}.yaml parse as an indexed Job and a Job whose shell
             commands, run with JOB_COMPLETION_INDEX set, call chsim with the same argv as the
             job scripts scripts/slurm-sweep --dry-run prints (run with bash and the fakes),
-            for the first, second and last index; README shows sweep.yaml as it is.
+            for the first, second and last index; docs/cluster.md shows sweep.yaml as it is.
   submit    a sweep whose scenario, output folder and chsim paths hold spaces, a quote and a
             %: the sbatch options (array, cpus, partition, time, pass-through, log names,
             afterok + kill-on-invalid-dep), the argv of the shard and merge scripts, the
@@ -209,11 +209,11 @@ def test_manifest(tmp, fakes):
     slurm = run_job_script(fakes, jobs[1]["script"], {})
     check(k8s == slurm and len(slurm) == n + 3,
           f"the merge Job runs chsim {k8s}, the Slurm merge job chsim {slurm}")
-    with open(os.path.join(SOURCE, "README.md")) as f:
-        readme = f.read()
+    with open(os.path.join(SOURCE, "docs", "cluster.md")) as f:
+        guide = f.read()
     body = "".join(l for l in sweep_text.splitlines(True) if not l.startswith("#"))
-    check("```yaml\n" + body + "```" in readme,
-          "README should show docs/kubernetes/sweep.yaml (without its comments) as it is")
+    check("```yaml\n" + body + "```" in guide,
+          "docs/cluster.md should show docs/kubernetes/sweep.yaml (without its comments) as it is")
 
 
 def test_submit_and_resume(tmp, fakes):
