@@ -408,7 +408,8 @@ def input_row(rf: ResultFile, run=None, used="all") -> dict:
     elif rf.kind == "tune":
         req, ans = doc.get("request", {}), doc.get("answer", {})
         row.update({"run": "chsim tune", "cases": 1,
-                    "algorithms": req.get("algorithm") or req.get("profile"),
+                    "algorithms": req.get("profile") if req.get("profile") not in (None, "", "ring")
+                    else req.get("algorithm"),
                     "n": str(req.get("nodes") or req.get("servers") or ""),
                     "metrics": f"{req.get('objective', 'max_over_mean')} <= {req.get('max_over_mean')}"
                                f" @ {req.get('confidence')}",

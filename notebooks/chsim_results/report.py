@@ -139,7 +139,8 @@ def tuning(tune) -> Answer:
             return (f"**{_doubt_text(r)} points** bring it to {pct} (not settled within the "
                     "time budget" + (f"; {int(r['value'])} meets it)" if r["met"] else ")"))
         return f"**{int(r['value'])} points** bring it to {pct}"
-    text = (f"At n = {n0}, {v0} points per node ({cur['request.profile']}) leaves your hottest "
+    text = (f"**Points per node.** At n = {n0}, {v0} points per node ({cur['request.profile']}) "
+            "leaves your hottest "
             f"server **{med:.0f}% over the mean** (median over server-name draws; {p95:.0f}% "
             "at the 95th percentile). " + "; ".join(answer(r) for _, r in g.iterrows())
             + f", with {conf:.0%} confidence.")
@@ -172,11 +173,11 @@ def hasher_effect(R: dict) -> Answer:
     pats = column(b, "axes.nodes.pattern", None)
     if pats.notna().any():
         b = b[pats.isna() | (pats == pats.dropna().mode().iat[0])]
-    best = None  # the largest n and a v (160 if present) with two or more ring series
+    best = None  # the most ring series (hashers, profiles), v = 160 if present, the largest n
     for (n, v), g in b.groupby(["n", "v"]):
         k = g["series"].nunique()
-        if k >= 2 and (best is None or (n, v == 160, k) > best[0]):
-            best = ((n, v == 160, k), n, v, g)
+        if k >= 2 and (best is None or (k, v == 160, n) > best[0]):
+            best = ((k, v == 160, n), n, v, g)
     if best is None:
         return _missing(key, "needs two or more ring hashers or profiles at one points-per-node "
                         "value (balance metric, equal weights)")
@@ -307,19 +308,20 @@ def _drawn(metric: str, patterns) -> bool:
 
 
 def other_metrics(R: dict, figs: list[dict]) -> list[tuple[str, pd.DataFrame]]:
-    """[(group, table)]: every metric no figure declares and the report does not show, by
-    group (the name before its first dot); one row per setting, one column per metric: the
-    step-0 mean at the reference n (else the closest), or for metrics written only after
-    events, their mean over the events."""
+    """[(group, table)]: every metric group (the name before the first dot) none of whose
+    metrics a figure declares or the report shows, so that a new group shows up with no new
+    figure; one row per setting, one column per metric: the step-0 mean at the reference n
+    (else the closest), or, for metrics written only after events, their mean over the
+    events."""
     S = _labelled(R)
     if S.empty:
         return []
     patterns = list(SHOWN_BY_REPORT) + resize_metrics(S["metric"].unique())
     for e in figs:
         patterns += e.get("metrics") or []
-    left = sorted(m for m in S["metric"].unique() if not _drawn(m, patterns))
-    if not left:
-        return []
+    group = lambda m: str(m).split(".")[0]
+    known = {group(m) for m in S["metric"].unique() if _drawn(m, patterns)}
+    left = sorted(m for m in S["metric"].unique() if group(m) not in known)
     n_ref = reference_n(S)
     out = {}
     for m in left:
@@ -329,7 +331,7 @@ def other_metrics(R: dict, figs: list[dict]) -> list[tuple[str, pd.DataFrame]]:
         near = d0[d0["_d"] == d0.groupby("label")["_d"].transform("min")]
         val = near.groupby("label")["mean"].mean()
         unit = str(d["unit"].dropna().iloc[0]) if d["unit"].notna().any() else ""
-        out.setdefault(m.split(".")[0], {})[f"{m} ({unit})" if unit else m] = val
+        out.setdefault(group(m), {})[f"{m} ({unit})" if unit else m] = val
     return [(g, pd.DataFrame(cols).applymap(_fmt_any)) for g, cols in out.items()]
 
 
@@ -370,7 +372,8 @@ def inputs(R: dict, tune=None, peers=None, bench=None) -> list[tuple[str, pd.Dat
             t = rows[rows["kind"] == kind]
             if len(t):
                 cols = [c for c in INPUT_COLUMNS[title] if c in t]
-                t = t[cols].rename(columns={"algorithms": "profile"} if title == "tune" else {})
+                t = t[cols].rename(columns={"algorithms": "algorithm or profile"}
+                                   if title == "tune" else {})
                 if title == "tune":
                     t = t.rename(columns={"metrics": "target", "trials": "draws"})
                 out.append((title, t.applymap(_clean)))

@@ -122,24 +122,41 @@ class Context:
     cases: pd.DataFrame
     catalog: pd.DataFrame
     n_ref: int | None
+    _cache: dict = field(default_factory=dict)
 
     @property
     def s0(self):
         return self.S[self.S["step"] == 0]
 
-    def pick(self, setting, metric, kind, frame=None, col=None) -> Cell | None:
+    def run_rank(self, metric) -> dict:
+        """{run: rank} for `metric`: runs covering more settings first, so that the table
+        compares most settings under the same conditions (workload, keys, trials)."""
+        key = ("rank", metric)
+        if key not in self._cache:
+            f = self.s0[self.s0["metric"] == metric]
+            cover = f.groupby("run")["setting"].nunique().sort_values(ascending=False,
+                                                                       kind="stable")
+            self._cache[key] = {r: i for i, r in enumerate(cover.index)}
+        return self._cache[key]
+
+    def pick(self, setting, metric, kind, frame=None) -> Cell | None:
         """The value of `metric` for `setting` at the reference n (else the closest), mean
-        over trials, from the run with the most trials there; the other runs with a value
-        there are named when they disagree."""
+        over trials, from the run comparing the most settings (then the most trials); other
+        runs with a value there are named when they disagree."""
         f = self.s0 if frame is None else frame
         rows = f[(f["setting"] == setting) & (f["metric"] == metric) & f["mean"].notna()]
         if rows.empty:
             return None
-        rows = rows.assign(_d=[_distance(n, self.n_ref) for n in rows["n"]])
-        rows = rows.sort_values(["_d", "trials", "run"], ascending=[True, False, True],
-                                kind="stable")
+        rank = self.run_rank(metric)
+        rows = rows.assign(_d=[_distance(n, self.n_ref) for n in rows["n"]],
+                           _r=[rank.get(r, len(rank)) for r in rows["run"]])
+        rows = rows.sort_values(["_d", "_r", "trials", "run"],
+                                ascending=[True, True, False, True], kind="stable")
         best = rows.iloc[0]
-        same_n = rows[rows["n"] == best["n"]].drop_duplicates("run")
+        same_n = rows[rows["n"] == best["n"]]
+        if metric.startswith("sampled.") and "workload.keys" in same_n:
+            same_n = same_n[same_n["workload.keys"] == best["workload.keys"]]  # same noise
+        same_n = same_n.drop_duplicates("run")
         others = [r for _, r in same_n.iloc[1:].iterrows() if not _agree(best, r)]
         n = int(best["n"])
         text = fmt(float(best["mean"]), kind)

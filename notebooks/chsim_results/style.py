@@ -259,7 +259,7 @@ def panel_grid(k: int, width: float = 4.6, height: float = 4.0, max_cols: int = 
     k = max(1, int(k))
     cols = min(k, max_cols)
     rows = -(-k // cols)
-    width = min(width, REPORT_WIDTH_IN / cols)
+    width = min(width, (REPORT_WIDTH_IN - 0.7) / cols)  # room for the outer tick labels
     fig, axes = plt.subplots(rows, cols, figsize=(width * cols, height * rows), squeeze=False,
                              **kw)
     flat = list(axes.flat)
