@@ -146,6 +146,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
     jc["status"] = r.status;
     jc["message"] = r.message;
     jc["steps"] = r.step_events;
+    jc["per_node"] = PerNodeName(PerNodeApplied(s.per_node, c.nodes));
     jcases.push_back(jc);
     // Tidy rows, and the values per (step, metric) for the summary.
     std::map<std::pair<uint32_t, const MetricSpec*>, std::vector<double>> by_key;

@@ -137,7 +137,7 @@ void EmitRemap(const Step& x, Cumulative& cum) {
 // The per-node long table and the transitions (not metrics: their own tables).
 void EmitPerNode(const Step& x, CaseResult& r) {
   const StepState& st = x.st;
-  const PerNode mode = st.s->per_node;
+  const PerNode mode = st.per_node;
   if (mode == PerNode::kNone || (mode == PerNode::kFirstTrial && st.trial != 0)) return;
   const double nan = std::nan("");
   const Deployment& cur = *st.cur;

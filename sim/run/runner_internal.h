@@ -38,6 +38,7 @@ struct StepState {
   const Deployment* prev;  // null at step 0 or without remap
   const Tally* tally;      // null without sampling
   uint32_t trial, step;
+  PerNode per_node;  // the case's per-node rows (PerNodeApplied)
 };
 
 // Each live node's expected share (weight / live weight), by global id (0

@@ -225,9 +225,9 @@ void ReadOptions(const Json& v, Scenario* s) {
                       : on == "skip" ? OnUnsupported::kSkip
                                      : OnUnsupported::kRebuild;
   const std::string per_node = v["output"]["per_node"].get<std::string>();
-  s->per_node = per_node == "none"  ? PerNode::kNone
-                : per_node == "all" ? PerNode::kAll
-                                    : PerNode::kFirstTrial;
+  for (PerNode m : {PerNode::kNone, PerNode::kFirstTrial, PerNode::kAll, PerNode::kAuto}) {
+    if (per_node == PerNodeName(m)) s->per_node = m;
+  }
   s->transitions = v["output"]["transitions"].get<bool>();
   s->throughput_keys = v["throughput"]["keys"].get<uint32_t>();
   s->throughput_min_ms = v["throughput"]["min_time_ms"].get<uint32_t>();
@@ -608,10 +608,7 @@ Json Resolved(const Scenario& s, const Json& doc) {
   r["on_unsupported"] = s.on_unsupported == OnUnsupported::kError  ? "error"
                         : s.on_unsupported == OnUnsupported::kSkip ? "skip"
                                                                    : "rebuild";
-  r["output"] = {{"per_node", s.per_node == PerNode::kNone         ? "none"
-                              : s.per_node == PerNode::kFirstTrial ? "first_trial"
-                                                                   : "all"},
-                 {"transitions", s.transitions}};
+  r["output"] = {{"per_node", PerNodeName(s.per_node)}, {"transitions", s.transitions}};
   r["throughput"] = {{"keys", s.throughput_keys},
                      {"min_time_ms", s.throughput_min_ms},
                      {"repetitions", s.throughput_repetitions}};
@@ -639,6 +636,25 @@ Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
 }
 
 }  // namespace
+
+PerNode PerNodeApplied(PerNode mode, uint32_t nodes) noexcept {
+  if (mode != PerNode::kAuto) return mode;
+  return nodes <= kPerNodeAutoMaxNodes ? PerNode::kFirstTrial : PerNode::kNone;
+}
+
+const char* PerNodeName(PerNode mode) noexcept {
+  switch (mode) {
+    case PerNode::kNone:
+      return "none";
+    case PerNode::kFirstTrial:
+      return "first_trial";
+    case PerNode::kAll:
+      return "all";
+    case PerNode::kAuto:
+      break;
+  }
+  return "auto";
+}
 
 std::vector<const AlgorithmSpec*> Scenario::algorithms() const {
   std::vector<const AlgorithmSpec*> out;

@@ -107,7 +107,13 @@ struct CacheSettings {
 };
 
 enum class OnUnsupported { kError, kSkip, kRebuild };
-enum class PerNode { kNone, kFirstTrial, kAll };
+// Which per-node rows a run writes (output.per_node). kAuto, the default,
+// keeps result files small: trial 0 of the cases of at most
+// kPerNodeAutoMaxNodes initial nodes, nothing for larger ones (at 10^5 nodes
+// and 5 steps, first_trial would write ~200 MB). A case's result says which
+// applied (PerNodeApplied).
+enum class PerNode { kNone, kFirstTrial, kAll, kAuto };
+inline constexpr uint32_t kPerNodeAutoMaxNodes = 1000;
 
 struct CaseSpec {
   size_t index = 0;
@@ -145,7 +151,7 @@ struct Scenario {
   CacheSettings cache_settings;  // with the cache metric
   double epsilon = 0.1;
   OnUnsupported on_unsupported = OnUnsupported::kError;
-  PerNode per_node = PerNode::kFirstTrial;
+  PerNode per_node = PerNode::kAuto;
   bool transitions = false;
   uint32_t throughput_keys = 65536;
   uint32_t throughput_min_ms = 50;
@@ -162,6 +168,12 @@ struct Scenario {
   // Every algorithm the cases use, in order of first use.
   std::vector<const AlgorithmSpec*> algorithms() const;
 };
+
+// The per-node rows a case of `nodes` initial nodes gets under `mode`: kAuto
+// resolved to kFirstTrial or kNone; any other mode as given.
+PerNode PerNodeApplied(PerNode mode, uint32_t nodes) noexcept;
+// "none", "first_trial", "all" or "auto", as scenarios and results spell it.
+const char* PerNodeName(PerNode mode) noexcept;
 
 // Reads, checks (against ScenarioFields) and expands a scenario file. `seed_override` replaces the
 // master seed. Throws UsageError "FILE: /json/pointer: found X; accepted: Y".

@@ -251,14 +251,15 @@ constexpr FieldSpec kEvent{.type = FieldType::kVariant,
 constexpr std::string_view kMetricGroups[] = {"balance", "remap", "throughput", "cache"};
 constexpr FieldSpec kMetricGroup{.type = FieldType::kEnum, .choices = kMetricGroups};
 constexpr std::string_view kOnUnsupported[] = {"error", "skip", "rebuild"};
-constexpr std::string_view kPerNode[] = {"none", "first_trial", "all"};
+constexpr std::string_view kPerNode[] = {"none", "first_trial", "all", "auto"};
 
 constexpr FieldSpec kOutputFields[] = {
     {.name = "per_node",
      .type = FieldType::kEnum,
-     .doc = "which trials write per-node loads (the per_node table)",
+     .doc = "which trials write per-node loads (the per_node table); auto: the first trial of "
+            "cases of at most 1000 nodes, none for larger ones",
      .choices = kPerNode,
-     .default_json = "\"first_trial\""},
+     .default_json = "\"auto\""},
     {.name = "transitions",
      .type = FieldType::kBoolean,
      .doc = "write the remap transition matrix (old node x new node) of each step",

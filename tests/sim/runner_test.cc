@@ -259,6 +259,38 @@ TEST(RunnerTest, NodeRowsCarryTheStepsWeight) {
   EXPECT_EQ(weight_at_step, want);
 }
 
+// Per-node rows by default: trial 0 of the cases of at most
+// kPerNodeAutoMaxNodes nodes, none beyond; asked for, every case gets them.
+// Each case says which applied.
+TEST(RunnerTest, PerNodeRowsByDefaultOnlyUpToTheLimit) {
+  const std::string nodes = std::to_string(kPerNodeAutoMaxNodes);
+  const std::string more = std::to_string(kPerNodeAutoMaxNodes + 1);
+  auto run = [&](const std::string& output) {
+    Scenario s = ParseScenario(
+        R"({"schema_version": 1, "name": "p", "trials": 2, "nodes": {"count": [)" + nodes +
+            ", " + more + R"(]},
+            "algorithms": [{"algorithm": "jump"}], "workload": {"type": "uniform", "keys": 3000},
+            "metrics": ["balance"])" + output + "}",
+        "p.json");
+    RunOutput out = RunScenario(s, RunOptions{1, {}}, nullptr);
+    std::vector<const CaseResult*> results{&out.results[0], &out.results[1]};
+    Json doc = BuildResults(s, out.cases, results, Shard{}, Json::object());
+    std::map<std::string, std::pair<std::string, size_t>> got;  // n: (per_node, rows)
+    for (const Json& c : doc["cases"]) got[std::to_string(c["n"].get<int>())].first = c["per_node"];
+    for (const Json& row : doc["nodes"]) {
+      got[row["case_id"].get<std::string>().substr(7)].second++;  // "jump/n=N"
+    }
+    return std::make_pair(doc["scenario"]["output"]["per_node"].get<std::string>(), got);
+  };
+  auto [mode, got] = run("");
+  EXPECT_EQ(mode, "auto");
+  EXPECT_EQ(got[nodes], std::make_pair(std::string("first_trial"), size_t{kPerNodeAutoMaxNodes}));
+  EXPECT_EQ(got[more], std::make_pair(std::string("none"), size_t{0}));
+  auto [asked, all] = run(R"(, "output": {"per_node": "first_trial"})");
+  EXPECT_EQ(asked, "first_trial");
+  EXPECT_EQ(all[more], std::make_pair(std::string("first_trial"), size_t{kPerNodeAutoMaxNodes + 1}));
+}
+
 // Resize timing: trial 0 has a row per event that made Add (Remove) calls
 // and none for removals the algorithm refused (jump's middle nodes, rebuilt
 // instead); memory per live node at every step; the medians at step 0; none
