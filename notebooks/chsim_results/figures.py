@@ -211,12 +211,16 @@ def _errorbar(c):
     data_line, _, barcols = c.lines
     x, y = (data_line.get_xdata(), data_line.get_ydata()) if data_line is not None else ([], [])
     out = {"label": c.get_label(), "x": _nums(x), "y": _nums(y)}
+    nan = float("nan")
     for col in barcols:
-        segs = col.get_segments()
-        if len(segs) == len(out["x"]) and all(abs(s[0][0] - s[-1][0]) < 1e-12 for s in segs):
+        # A whisker matplotlib could not draw (a NaN end) is an empty segment: None here.
+        segs = [s if len(s) else [(nan, nan), (nan, nan)] for s in col.get_segments()]
+        if len(segs) != len(out["x"]):
+            continue
+        if all(not abs(s[0][0] - s[-1][0]) > 1e-12 for s in segs):  # vertical (NaN too)
             out["low"] = _nums([min(s[0][1], s[-1][1]) for s in segs])
             out["high"] = _nums([max(s[0][1], s[-1][1]) for s in segs])
-        elif len(segs) == len(out["x"]):
+        else:
             out["xlow"] = _nums([min(s[0][0], s[-1][0]) for s in segs])
             out["xhigh"] = _nums([max(s[0][0], s[-1][0]) for s in segs])
     return out

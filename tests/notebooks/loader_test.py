@@ -264,6 +264,8 @@ class Figures(unittest.TestCase):
             fig, (a1, a2) = plt.subplots(1, 2)
             a1.plot([1, 2], [3, 4], label="line", color=cr.color("ring(md5)"))
             a1.errorbar([1, 2], [5, 6], yerr=[[1, 1], [2, 2]], fmt="o", label="eb")
+            a1.errorbar([1, 2], [5, 6], yerr=[[1, float("nan")], [2, float("nan")]], fmt="o",
+                        label="one whisker")  # a single trial has no interval
             a1.fill_between([1, 2, 3], [0, 0, 0], [1, 2, 3], label="band")
             a2.barh([0, 1], [7, 8], label="bars")
             a2.imshow(np.array([[1.0, np.nan], [3.0, 4.0]]))
@@ -285,6 +287,7 @@ class Figures(unittest.TestCase):
         self.assertEqual(cf.series(left, "line")["y"], [3.0, 4.0])
         eb = cf.series(left, "eb")
         self.assertEqual((eb["low"], eb["high"]), ([4.0, 5.0], [7.0, 8.0]))
+        self.assertEqual(cf.series(left, "one whisker")["high"], [7.0, None])
         band = cf.series(left, "band")
         self.assertEqual((band["x"], band["low"], band["high"]), ([1.0, 2.0, 3.0], [0.0] * 3, [1.0, 2.0, 3.0]))
         self.assertEqual(cf.series(right, "bars")["width"], [7.0, 8.0])

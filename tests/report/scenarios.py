@@ -244,7 +244,7 @@ def _draw(rng, seed, directory, catalog):
             rng.choice(["error", "rebuild", "skip"])
     out = {}
     if rng.random() < 0.5:
-        out["per_node"] = rng.choice(["none", "first_trial", "all"])
+        out["per_node"] = rng.choice(["none", "first_trial", "all", "auto"])
     if rng.random() < 0.4:
         out["transitions"] = True
     if out:
