@@ -19,6 +19,7 @@ from __future__ import annotations
 import colorsys
 import math
 import os
+import re
 from pathlib import Path
 
 from . import catalog as _catalog
@@ -107,12 +108,17 @@ def shade(color: str, i: int, k: int) -> str:
     return _hex(*colorsys.hls_to_rgb(h, lo + (hi - lo) * i / (k - 1), max(s, 0.45)))
 
 
+_SETTING = re.compile(r"^[^\s(]+(\([^)]*\))?")
+
+
 def color(label: str) -> str:
-    """The colour of a setting or algorithm (see the module docstring)."""
+    """The colour of a setting or algorithm (see the module docstring); text after the
+    setting's label (" n=100") is ignored. A label nobody registered gets its algorithm's
+    own colour, and the shades handed out so far stay as they are."""
     label = str(label)
-    if label not in _SHADES:
-        register([label])
-    c = _SHADES[label]
+    m = _SETTING.match(label)
+    c = _SHADES.get(label) or (_SHADES.get(m.group(0)) if m else None) \
+        or base_color(algorithm_of(label))
     if _RECORD:
         _RECORD[-1][label] = c
     return c

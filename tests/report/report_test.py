@@ -541,7 +541,9 @@ def check_looks(d, rj):
     for alg, cs in algs.items():
         hues = [_hue(c) for c in cs]
         chromatic = [h for h, l, sat in hues if sat > 0.15]
-        if chromatic and max(chromatic) - min(chromatic) > 0.02:
+        apart = max((min(abs(a - b), 1 - abs(a - b)) for a in chromatic for b in chromatic),
+                    default=0.0)  # around the hue circle: red sits at both ends
+        if apart > 0.02:
             fail(f"{alg}: its settings' colours {sorted(cs)} are not shades of one hue")
     bases = {}
     for alg, cs in algs.items():
