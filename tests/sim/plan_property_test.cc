@@ -3,7 +3,7 @@
 // parameters at their boundaries and just past them) and the scenario schema
 // (node patterns that collide, weights, every event with selections that are
 // impossible at their step, each on_unsupported, file workloads with bad
-// lines, throughput), plus the impossible timelines of issue 12 written out,
+// lines, throughput), plus hand-written impossible timelines,
 // `chsim validate` (load + PlanScenario) accepts exactly when an unplanned
 // run (RunScenario with plan = false, one thread: cases in index order)
 // finishes, and when both refuse they give the same one-line message. Cases
@@ -257,7 +257,7 @@ TEST_F(PlanProperty, ValidateAcceptsExactlyWhatRunFinishes) {
 
 // The impossible timelines that validate used to accept, each refused by both
 // with the same message.
-TEST_F(PlanProperty, IssueExamplesAreRefusedByBoth) {
+TEST_F(PlanProperty, HandWrittenImpossibleCasesAreRefusedByBoth) {
   const Json base = {{"schema_version", 1},
                      {"name", "x"},
                      {"nodes", {{"count", 10}}},
