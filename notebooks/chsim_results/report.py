@@ -197,11 +197,15 @@ def sampling_floor(R: dict) -> Answer:
     f = S[(S["metric"] == "sampled.floor_cv") & (S["step"] == 0)] if len(S) else S
     if f.empty:
         return _missing(key, "needs sampled balance rows (workload keys)")
-    k = f.loc[f["n"].idxmax()]
+    n = reference_n(f.assign(setting=f["case_id"]))
+    k = f[f["n"] == n].sort_values("mean", kind="stable").iloc[0]  # the most keys there
+    keys = pd.to_numeric(pd.Series([k.get("workload.keys")]), errors="coerce").iloc[0]
+    many = f"{int(keys):,} keys" if keys == keys and not k.get("workload.skewed") else "these keys"
     return Answer(key, (
-        f"**Sampling hides small imbalances.** With these key counts at n = {k['n']}, sampled "
-        f"CV cannot fall below ≈ {k['mean']:.3f} (√(n/K)); the structural figures (exact arc "
-        "lengths) are the ones to read for well-balanced schemes."))
+        f"**Sampling hides small imbalances.** With {many} at n = {n} ({k['run']}), sampled "
+        f"CV cannot fall below ≈ {k['mean']:.3f} (√(n/K)); the "
+        "structural figures (exact arc lengths) are the ones to read for well-balanced "
+        "schemes."))
 
 
 def _surv(r) -> str:
