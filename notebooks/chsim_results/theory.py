@@ -1,6 +1,6 @@
-"""The balance theory of a ring with v random points per node (docs/design.md, "The theory
-used for the bands"); chsim writes the same quantities as ``theory.*`` rows and its tune
-model uses them, and a test holds the two implementations to each other.
+"""The balance theory of a ring with v random points per node (docs/design.md#balance-theory);
+chsim writes the same quantities as ``theory.*`` rows and its tune model uses them, and a test
+(tests/notebooks/theory_test.py) holds the two implementations to each other.
 
 A node's share of the key space over the mean share is about Gamma(v, 1/v). By Wilson &
 Hilferty (1931), X^(1/3) is about Normal(1 - a, a) with a = 1/(9v). ``wh_quantile`` gives
