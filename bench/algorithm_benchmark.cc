@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Algorithms side by side, as the public comparison suites report them, over
 // every algorithm of AllAlgorithms() (registration reads the registry: a new
 // algorithm appears without edits here). Key hashes are precomputed 64-bit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared pieces of chsim's Google Benchmark programs: deterministic inputs
 // (keys, hashes, node lists) made outside the timed region, one generic item
 // runner for throughput and latency, and the smoke mode CTest uses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds: Ring::Build under every compatibility profile (and research-xxh3),
 // and every algorithm of BenchAlgorithms() (the registry), at 10..100,000 nodes. One item is
 // one node placed, so items_per_second is nodes per second and the time per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixed workloads for the instruction-count regression gate (scripts/bench-gate
 // callgrind). Each workload's inputs are made first; only the work inside
 // chsim_gate_measure() is counted (valgrind --toggle-collect=chsim_gate_measure),

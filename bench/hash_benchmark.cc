@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hashers x key length: every registered hasher (AllHashers) on random
 // alphanumeric keys of 8..250 bytes, throughput and latency; chsim's own MD5
 // paths beside them (md5_batch.h): the scalar one-block MD5 and the

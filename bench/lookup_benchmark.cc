@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lookups: Ketama rings under every compatibility profile, and every algorithm
 // of BenchAlgorithms() (the registry) x key hasher, at 10..100,000 nodes; key hash included
 // (keys of 16-32 bytes) or excluded (pre-made uniform hashes); throughput and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The point keys a Ketama ring hashes (bench/build_benchmark.cc's MD5 floor
 // and bench/peers/chsim_peer.cc): for each node, PREFIX-i for every digest
 // the profile takes (4 points per MD5 digest), as Ring::Build makes them.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """CTest smoke run of one benchmark program: every benchmark once (--chsim_smoke),
 JSON written to a temp file and parsed; fails on an error, a missing rate or an
 empty run.  Usage: smoke_check.py BINARY [EXTRA_ARGS...]"""

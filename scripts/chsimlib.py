@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the Python scripts share: finding the chsim binary and writing a file atomically.
 
 Import it with the scripts folder on the path (``sys.path.insert(0, ROOT / "scripts")``).

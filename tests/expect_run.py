@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs one command and checks its exit status and output, all of them (CTest's own
 PASS_REGULAR_EXPRESSION ignores the exit status, and WILL_FAIL accepts any failure).
 

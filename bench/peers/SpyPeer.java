@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spymemcached's side of the peer harness (bench/peers/run): KetamaNodeLocator
 // builds and getPrimary lookups (KETAMA_HASH, the everyday constructor) over the
 // same files, JIT warmed by unmeasured passes first. Never connects: nodes are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim's side of the peer harness (bench/peers/run): times ring builds and
 // lookups over the same server list and keys the peers get, the same way
 // (whole passes over the key file, median of the passes). Time is the

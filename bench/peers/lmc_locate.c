@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libmemcached's side of the end-to-end row of the peer harness (bench/peers/run):
  * a small whole program that maps every line of a key file to its server, as
  * `chsim locate --profile libmemcached` does, and prints the same bytes:

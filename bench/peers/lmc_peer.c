@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libmemcached's side of the peer harness (bench/peers/run): ring build
  * (memcached_server_push, which builds the continuum) and lookups
  * (memcached_generate_hash: key hash + continuum search) over the same files.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """uhashring's side of the peer harness (bench/peers/run): HashRing(nodes, hash_fn='ketama')
 builds and get_node lookups over the same files (Debian's python3-uhashring, /usr/bin/python3).
 Times are the thread's CPU time, as chsim_peer's.

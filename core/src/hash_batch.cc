@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HashBatch (chsim/hasher.h): a hasher over a block of keys, the same values
 // as key by key.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "chsim/md5.h"
 
 // MD5() is marked deprecated in OpenSSL 3 but remains its fastest MD5 entry

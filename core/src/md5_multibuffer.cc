@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multi-buffer MD5 driver: pads and transposes up to L short keys into one
 // block per lane, runs the kernel chosen at start-up, and sends keys of 56
 // bytes or more to OpenSSL. See chsim/md5_batch.h.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multi-buffer MD5 kernels for AVX2: 8 lanes per 256-bit vector, 2 vectors
 // interleaved (16 messages per call; 3 spill on the 16 ymm registers). Built
 // with -mavx2 (core/CMakeLists.txt); called only when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Multi-buffer MD5 kernels for AVX-512: 16 lanes per 512-bit vector, 2 vectors
 // interleaved (32 messages per call); rotates compile to vprold and the
 // auxiliary functions to vpternlogd. Built with -mavx512f (core/CMakeLists.txt);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the one-block MD5 compression (RFC 1321, section 3.4) over many
 // independent messages at once, written once over a generic lane type V (a
 // GCC vector of W uint32 lanes, or plain uint32_t for W = 1) and K independent

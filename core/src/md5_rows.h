@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to core: the multi-buffer MD5 kernel in use (md5_batch.h), for
 // callers that write their one-block messages straight into its input rows
 // instead of handing it keys (Ring::Build writes each point key into a row

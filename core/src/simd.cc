@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CHSIM_SIMD: the cap on core's run-time SIMD dispatch (chsim/simd.h).
 #include "chsim/simd.h"
 

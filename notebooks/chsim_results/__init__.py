@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim's result files in pandas, and what the notebooks and the report draw from them.
 
     import chsim_results as cr

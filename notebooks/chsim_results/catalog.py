@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The registry's catalog: every algorithm (in registry order, with its parameters,
 capabilities, paper and year), workload, metric, Ketama profile and hasher chsim knows.
 

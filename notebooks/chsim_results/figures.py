@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The figures of a notebook: each drawn when its data is present, else one line saying why.
 
 A notebook opens a ``Book`` and draws every figure inside ``book.figure(...)``:

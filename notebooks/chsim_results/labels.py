@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Names of algorithm settings, as the figures and tables show them.
 
 A *setting* is an algorithm with the parameters it ran with (the case's ``params``, defaults

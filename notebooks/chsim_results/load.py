@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Loads chsim result files into pandas tables.
 
 One entry point, ``load(path)``, reads any file chsim writes and returns a ``ResultFile``

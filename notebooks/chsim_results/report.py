@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The report's sections, computed from whatever files it is given (notebooks/report.ipynb
 shows them in this order):
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The report's side-by-side table: one row per algorithm setting the inputs compare, one
 column per figure of merit, each at one reference node count.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """How chsim figures look: one colour per algorithm, sizes that read at the report's width,
 legends and footers.
 

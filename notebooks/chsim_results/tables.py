@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Small helpers over the loaded tables: columns that may be missing, one row per key,
 one metric, wide tables, the points per node of ring-like cases, natural sorting."""
 from __future__ import annotations

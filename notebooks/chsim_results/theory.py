@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The balance theory of a ring with v random points per node (docs/design.md#balance-theory);
 chsim writes the same quantities as ``theory.*`` rows and its tune model uses them, and a test
 (tests/notebooks/theory_test.py) holds the two implementations to each other.

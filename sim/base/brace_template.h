@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one tokenizer of chsim's brace templates: key shapes ("user:{i}",
 // key_shape.h) and node patterns ("10.0.{i/256}.{i%256}:11211",
 // node_pattern.h). Each caller gives the placeholders their meaning and words

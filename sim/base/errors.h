@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Errors at chsim's boundaries (files, flags, scenarios). Each carries one
 // line that names the input (file and line, or JSON pointer), what was found
 // and what is accepted. UsageError maps to exit status 2, RuntimeError to 1.

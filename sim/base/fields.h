@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fields: the typed description of a JSON input format, one row per key, as
 // ParamSpec (chsim/params.h) describes an algorithm's parameters. A FieldSpec
 // gives a key's name, type, bounds, default, doc line, an example, and whether

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Interrupt: SIGINT/SIGTERM set a flag that long loops poll, so a run stops
 // cleanly (no partial result file) and can say what it finished.
 //

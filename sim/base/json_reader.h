@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JsonReader: one value of a JSON document together with its JSON pointer, for
 // typed reads whose errors name the file, the pointer, what was found and what
 // is accepted ("FILE: /algorithms/0/probes: found 2000; accepted: an integer

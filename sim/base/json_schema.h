@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JsonSchema: a JSON Schema (draft 7) compiled once with valijson, and the
 // check of a document against it, reported as one line that names the most
 // specific failure: "<JSON pointer>: <what is wrong> (<schema name>)".

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Progress: a status line on stderr while a run works. On a terminal it is
 // redrawn in place a few times a second; otherwise a plain line is printed
 // every few seconds (logs stay readable). Silent when quiet.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seeded, stateless random numbers for the simulator: SplitMix64 (Steele, Lea
 // & Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014) and
 // Lemire's bounded integers ("Fast random integer generation in an interval",

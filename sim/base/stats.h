@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistics the simulator reports: confidence intervals across trials,
 // the chi-square goodness-of-fit p-value, and the theory of a ring's balance
 // printed beside the measured figures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading whole input files with errors that name the file.
 #ifndef CHSIM_SIM_BASE_TEXT_FILE_H_
 #define CHSIM_SIM_BASE_TEXT_FILE_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ParallelFor: the simulator's one way to spread work over threads (the
 // runner's cases and key blocks, the plan's cases, tune's draws).
 //

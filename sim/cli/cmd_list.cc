@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `chsim list`: the profiles, hashers, algorithms (with their parameters and
 // capabilities, from the specs), workloads and metrics chsim offers; `--json`,
 // the same as one machine-readable catalog; `--schema`, scenarios/schema.json;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `chsim locate` and `chsim ring`: map keys to servers, and print the ring,
 // exactly as a chosen peer client would.
 #include <algorithm>

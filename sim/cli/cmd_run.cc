@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `chsim run`, `chsim validate` and `chsim merge`: scenarios in, result files out.
 #include <unistd.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `chsim tune`: the least points per node a deployment needs for a target
 // max/mean at a confidence (see sim/tune/tune.h for the method).
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The chsim subcommands. Each Add*Command registers one subcommand on the
 // app; its callback throws UsageError (exit 2) or RuntimeError (exit 1).
 #ifndef CHSIM_SIM_CLI_COMMANDS_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Key files for `chsim locate`: lines read a large block at a time, mapped a
 // block at a time (so a ring hashes them with the multi-buffer MD5), and the
 // answers written through one buffer. Memory stays bounded (about 1.3 MiB of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim: simulate and benchmark consistent hashing.
 #include <CLI/CLI.hpp>
 #include <csignal>

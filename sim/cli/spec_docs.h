@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Documentation and data made from the specs and rows, so that they cannot
 // drift from them:
 //   - README.md's algorithm table, workload list and limits table (`chsim list

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Run at build time (cmake -P): writes OUT (chsim_build_info.h) with the git
 # commit and dirty flag of SOURCE_DIR, touching it only when they change, so
 # result files name the exact source they came from without needing git at

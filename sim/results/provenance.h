@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Provenance: where a result came from (tool version, git commit and dirty
 // flag captured at build time, compiler, flags, build type, library versions,
 // CPU, kernel, UTC times, threads, seed), as the JSON block of a result file.

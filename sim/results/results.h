@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Results: what a run produced, its JSON form (documented field by field in
 // results/README.md and checked by results/schema.json), atomic writing, and
 // merging shard files.

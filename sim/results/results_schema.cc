@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Validation of result files against results/schema.json, embedded in the
 // binary at build time.
 #include <string>

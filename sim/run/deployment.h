@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deployment: one trial's cluster as the simulator sees it: every node ever
 // present (global ids in order of first appearance, stable across events, a
 // restored node keeps its id), which are live, and the algorithm that maps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rows of one step, one emitter per metric group. Each metric is named by
 // Metric("..."), checked against the catalog (metrics.h) at compile time.
 #include <cmath>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Metrics: the catalog of every figure a result file can hold (MetricSpec:
 // name, unit, the scenario "metrics" entry that selects it, whether it is
 // deterministic, its meaning; `chsim list` and results/README.md print the

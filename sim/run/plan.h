@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plan: what a run of a scenario will do, found before anything runs. Every
 // case is replayed the way the run would, over the algorithm's shadow
 // (AlgorithmSpec::MakeShadow): the same node names and weights, the same

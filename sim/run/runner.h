@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runner: executes a scenario's cases (trials, event steps, sampled passes
 // over the workload, throughput timing) and collects their results.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to the runner (runner.cc, emitters.cc, throughput.cc): the tally
 // of one pass over a workload and the functions that turn a step into rows.
 #ifndef CHSIM_SIM_SRC_RUNNER_INTERNAL_H_

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Throughput timing of one case: build time and ns per lookup (independent
 // and dependent lookups, with and without hashing the key), measured in
 // thread CPU time after the simulation, one case at a time; and the medians

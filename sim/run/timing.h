@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timing for the throughput metrics: thread CPU time, medians of
 // repetitions, and build times with the cold first build discarded.
 //

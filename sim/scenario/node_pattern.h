@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NodePattern: node labels from a template, e.g. "10.0.{i/256}.{i%256}:11211"
 // or "cache-{i}.example.com:11211".
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loading a scenario: the document is checked against the rows of the format
 // (ScenarioFields, once), then one stage per part (header, nodes, workload,
 // events, options) turns the checked values into the scenario with the checks

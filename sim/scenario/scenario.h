@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario: a versioned JSON file that describes a simulation sweep, parsed,
 // checked against the rows of the format (ScenarioFields; one-line errors
 // naming the JSON pointer of each problem) and expanded into resolved cases.

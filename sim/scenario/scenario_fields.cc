@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rows of the scenario format (sim/base/fields.h): the top level, nodes,
 // events, output and throughput. Each workload's rows are in its own file;
 // algorithm entries are read from the algorithm specs. The reader

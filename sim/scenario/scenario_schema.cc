@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scenarios/schema.json, made whole from the rows of the scenario format
 // (ScenarioFields, each workload's rows) and the algorithm specs, and the
 // layout `chsim list --schema` prints it in. An output only: chsim reads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Server lists: the text format every chsim command reads.
 //
 //   # comment                      blank lines and '#' to end of line ignored

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Tuning: the least points per node (Ketama ring) that keeps the hottest
 // node's load over the mean at or under a target, with a stated confidence
 // over node-name draws; or, for a given server list, exactly.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyShape: a template for generated keys, e.g. "user:{n}" or
 // "session:{alnum:16-32}". Compiled once, rendered for any (index, seed)
 // without allocation once the buffer has grown.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workload registry and what the workload types share.
 #include "sim/workload/workload.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workloads: the stream of load units a case measures, and the registry of
 // workload types. A unit is one key (or one request, for Zipf) with a weight;
 // loads count unit weights.

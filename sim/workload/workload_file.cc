@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `file`: one key per line, bytes verbatim (a final '\r' dropped), or "KEY
 // WEIGHT" with "weighted": true (the last token after a space or tab is the
 // request count). Streamed, never held in memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `sequential`: unit u is key number start + u * step rendered into the shape.
 #include "sim/base/rng.h"
 #include "sim/workload/workload.h"

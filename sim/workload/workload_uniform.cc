@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `uniform`: unit u is key u, the shape rendered with random parts seeded by
 // (seed, u). With "requests", unit u is instead a request for key number k
 // drawn uniformly from [0, keys) by (seed, u), rendered as key k is. With

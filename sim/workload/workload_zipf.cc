@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `zipf`: unit u is a request for rank r ~ Zipf(exponent, keys) drawn from
 // (seed, u); its key is the shape rendered for number r - 1 with random parts
 // seeded by (seed, r). Load counts requests. With "size", object r - 1 has

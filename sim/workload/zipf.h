@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ZipfSampler: ranks 1..N with P(k) proportional to 1/k^s, in O(1) memory
 // and O(1) expected time per draw, by rejection-inversion (Hoermann &
 // Derflinger, "Rejection-inversion to generate variates from monotone

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Balance over 10^6 keys ("key:i" hashed with xxh3) on n = 100 nodes, each
 // algorithm against its own expected band, and weighted shares.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Consistent hashing with bounded loads: the guarantee max load <=
 // ceil(c * m / n) after every placement, the stateful contract, and the
 // plain-ring answer when nothing is placed.

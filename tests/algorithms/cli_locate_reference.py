@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """`chsim locate --algorithm NAME` against an independent reference, key for key.
 
 Each algorithm is re-implemented here from its paper and the hash choices that chsim

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The conformance kit: one set of checks run over every algorithm of the
 // registry (no list to edit: a new row is checked on the next build), and
 // proof that it catches an algorithm that declares what it does not do.

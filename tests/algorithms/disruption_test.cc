@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minimal disruption: every algorithm that claims it moves keys only to an
 // added node and only from a removed one; anchor, memento and dx keep that over
 // 10,000 random add/remove steps.

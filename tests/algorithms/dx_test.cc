@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DxHash (dx.cc): balance over the working buckets at 0%, 10% and 50%
 // removed, minimal disruption over random removals and additions, the
 // capacity limit, and agreement with a direct transcription of the paper's

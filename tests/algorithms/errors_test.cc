@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error paths: weights where unsupported, bad parameters, capacity limits.
 // Never a silent wrong answer.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JumpConsistentHash's fast loop (integer chain, division off it, exact
 // check) against a plain transcription of Guava's consistentHash on inputs
 // chosen to reach the check's rare paths: random keys at random and boundary

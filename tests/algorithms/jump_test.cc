@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Jump: equal to Guava's Hashing.consistentHash(long, int) on the golden file
 // generated from Debian's libguava-java (tests/compat owns it), plus the
 // paper's properties and the LIFO-only removal contract.

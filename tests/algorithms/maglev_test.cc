@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Maglev: the paper's worked example (Eisenbud et al. NSDI 2016, section 3.4,
 // Table 1) and the measured remapping on removing one node.
 #include "chsim/algorithms/maglev.h"

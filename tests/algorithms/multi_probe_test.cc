@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // multi_probe's bucket-indexed probe search equals the plain one: for each
 // probe std::lower_bound over the sorted node points (Appleton & O'Reilly's
 // nearest point clockwise), ties to the earlier probe. Checked at 1, 2 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The consistent range hashes (power, flip, jumpback, binomial, and jump for
 // comparison) through the Algorithm interface, against the properties their
 // papers state:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known answers against independent references: ring equals a brute force
 // written from the ring's definition (no chsim::Ring), weighted, at the edge
 // and on ties; multi_probe equals a brute force over all nodes; rendezvous

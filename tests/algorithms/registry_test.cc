@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Registry: names, unknown names, ids, shared error paths.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fail k random nodes of n, then restore them all (Add with the same node),
 // in reverse order or in a random one: does every key come back to its start
 // node? Algorithms whose capabilities say history_free must answer yes for any

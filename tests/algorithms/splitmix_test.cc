@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim/splitmix.h pinned: SplitMix64 against published outputs (Vigna's
 // splitmix64.c with seed 0; the same values come from OpenJDK's
 // java.util.SplittableRandom(0).nextLong(), checked on this machine's Java 17),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers for the algorithm tests: deterministic keys, random numbers
 // (chsim/splitmix.h: SplitMix64, Lemire's bounded integers; no <random>) and
 // load statistics.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # `chsim locate --algorithm NAME` serves every algorithm (label algorithms).
 #  - cli_locate_every_algorithm: for each algorithm `chsim list` names (no list
 #    here: a new one without a reference fails), 100 keys over 3 and over 37

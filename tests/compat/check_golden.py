@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare chsim's CLI with the goldens recorded from the real peers (see generate).
 
     check_golden.py --chsim PATH/chsim [--variant V[,V...]] [--list L[,L...]] [--examples N]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """check_golden.py must fail, never skip, when golden data is missing: a variant without its
 map directory, a directory that variants.tsv does not name, an empty golden file. And it
 passes a small copy of the real goldens (spymemcached on list s3, first 50 keys).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Compatibility with the real peers (label compat):
 #  - compat_golden: chsim locate/ring against every golden file, key for key.
 #  - compat_generate_check: reruns the generator against the live peers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // HashBatch (the simulator's and Ring::LocateBatch's block hashing: SIMD MD5
 // for md5/md5_64, inline XXH3) gives what each hasher gives key by key, for
 // every registered hasher and every key length across the one-block MD5 limit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every hasher against the reference libraries' own answers:
 // tests/compat/golden/hashers.tsv, written by tests/compat/generate from
 // libhashkit 1.1, zlib, libxxhash, OpenSSL, Guava 31.1 (murmur3) and

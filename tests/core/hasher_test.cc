@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Known-answer tests for every hasher, from published vectors (RFC 1321,
 // RFC 3720 check values, the FNV and xxHash reference suites, Appleby's
 // SMHasher, Java's String.hashCode). The golden file of the reference

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The multi-buffer MD5 (chsim/md5_batch.h) must equal OpenSSL's MD5 bit for
 // bit: every length 0..1000, millions of random inputs in batches of random
 // size with long keys mixed in, on every kernel this CPU can run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A test fixture run once per multi-buffer MD5 kernel ("avx512", "avx2",
 // "portable"): forces the parameter's kernel (skipping the test where the CPU
 // lacks it) and restores the default afterwards.

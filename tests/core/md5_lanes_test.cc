@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The generic multi-buffer MD5 kernel (core/src/md5_multibuffer_impl.h) in
 // every lane shape it is instantiated with, built here with the baseline ISA
 // flags: GCC lowers the wide vectors to what this CPU has, so the 16-lane

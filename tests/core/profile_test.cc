@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The float32 point-count formula the C and Java peers share, and the profile
 // registry. The 156-point counts (docs/design.md#peers) were observed in
 // libmemcached, twemproxy and spymemcached's weighted path.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ring::Build against a reference build written from the profile's rules in
 // the plainest way (node keys hashed one at a time with OpenSSL's MD5 or the
 // point hasher, std::stable_sort, then runs of equal points resolved per

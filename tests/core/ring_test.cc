@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ring tests in the style of Envoy's ring-hash tests: a tiny golden ring whose
 // points are chosen by a transparent test hasher, probed at 0, at an exact
 // point, at point+1, past the last point (wrap) and at the maximum; then the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Writes a guide's worked examples out as source files, so the build compiles them.
 
 Every fenced ```cpp block of the Markdown file whose first line is a comment

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // docs/extending.md's worked workload example ("A workload"), extracted from
 // it at build time, read and run through its spec: the guide's code builds
 // against today's headers and does what the guide says.

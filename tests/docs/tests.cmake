@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The worked examples of docs/extending.md (an algorithm, a workload) are
 # extracted from it at build time and compiled, so the guide cannot drift from
 # the code (label docs):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: ring build and lookup under every profile. The input is split
 // into a profile selector, a server list (parsed by the real parser) and a
 // stream of 32-bit probes. Checks: rings are sorted, lookups never return an

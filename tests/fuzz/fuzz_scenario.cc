@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the scenario parser (JSON parse, the reader made from the rows
 // of the format, sweep expansion). Any input must either load into a
 // scenario that holds its invariants or raise UsageError with one line that

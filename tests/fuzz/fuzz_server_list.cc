@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the server-list parser. Any input must either parse into a
 // non-empty list of valid nodes or raise UsageError with a one-line message
 // that names the file; nothing else may escape, crash or hang.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The libFuzzer dictionary of fuzz_scenario, made from `chsim list --json`: every key,
 tag and enum value of the scenario format's rows, every algorithm with its parameters and
 their string values, every workload with its fields, "all" and "auto"; then a few syntax and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replays fuzz corpora without libFuzzer: each argument is a file or a
 // directory (its regular files, recursively), each fed once to
 // LLVMFuzzerTestOneInput. CTest runs it on the committed corpus, so every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fuzz targets. In every build, each target is linked with replay_main.cc and
 # CTest replays its committed corpus (label fuzz): every file, or it fails. With clang and
 # -DCHSIM_FUZZ=ON, real libFuzzer binaries fuzz_<target> are built too:

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Self-tests of scripts/bench-gate.
 
 Without valgrind (always): the count comparison (a +10% regression fails, 2% is the edge,

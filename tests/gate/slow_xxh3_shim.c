@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* A stand-in for a library update that makes a library slower: preloaded
  * (LD_PRELOAD) by gate_selftest.py, it interposes libxxhash's XXH3_64bits,
  * spends about 200 extra instructions per call, then returns the real hash.

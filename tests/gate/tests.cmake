@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Self-tests of scripts/bench-gate (label `gate`) that need no valgrind and no
 # build: everything but the class EndToEnd. The end-to-end cases under
 # valgrind, and the gate itself, are registered in bench/CMakeLists.txt.

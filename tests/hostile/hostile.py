@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Hostile-input table: every input boundary of chsim against bad input.
 
 Each row is one command line, the input files the row creates in a fresh

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Kill test: `chsim run` interrupted at seeded random moments.
 
 A baseline run measures how long the scenario takes and keeps its rows.

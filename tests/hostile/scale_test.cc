@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scale: 100,000 nodes build and look up under every compatibility profile
 // (160 points per node where the profile takes a count: 16 million points)
 // and every research algorithm. Checks what must hold at any size: the ring

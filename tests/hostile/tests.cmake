@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Hostile inputs, faults and scale (tests/hostile/README.md).
 #  - hostile_table: hostile.py, one row per bad input (label hostile).
 #  - hostile_big: the rows that stream a 1 GB line or write 10^6-server

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs chsim from BUILD_DIR into a temporary prefix, then configures and
 # builds tests/install/consumer (find_package(chsim) + chsim::core only, every
 # installed header compiled alone) and checks that its answer for a key is the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The installed library from another project: cmake --install into a temporary
 # prefix, then a consumer project that uses only find_package(chsim) and
 # chsim::core (label install: a sanitizer build's library cannot be linked by a

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Source rules that keep the layout honest (label lint). Usage: source_rules.py ROOT
 
 1. sim/ includes name its headers from the repository root ("sim/run/runner.h"),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Source checks that keep a rule true (label lint): no function in core/ or
 # sim/ longer than about 120 lines (scripts/check-function-length; < 1 s).
 add_test(NAME lint_function_length

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Fails when a committed notebook carries outputs, execution counts or a kernel other than
 Debian's python3 ("python3" kernelspec), so notebooks stay diffable and reproducible.
 

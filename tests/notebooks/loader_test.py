@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Unit tests of the notebooks' package notebooks/chsim_results/: the loader (format versions,
 kinds, tables, runs and shards), the catalog, settings and labels, colours, the theory, the
 figure book (outcomes and the values a figure draws) and the report (the side-by-side table,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Notebook tests (label `notebooks`): the notebooks' package's unit tests, its theory against
 # chsim's, and no committed notebook carries outputs. The notebooks themselves run end to end in tests/report/ (report_make).
 add_test(NAME notebooks_loader

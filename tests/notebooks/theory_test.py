@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The notebooks' ring-balance theory (notebooks/chsim_results/theory.py) against chsim's own:
 the theory.* rows `chsim run` writes for equal-weight rings (1/sqrt(v), 1 + sqrt(2 ln n / v),
 the Wilson-Hilferty 99% band of one node) and the analytic points per node `chsim tune

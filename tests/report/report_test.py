@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The report on result files nobody wrote by hand.
 
 Step `run` (CTest report_run): draws --count seeded random scenarios (tests/report/

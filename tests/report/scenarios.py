@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Seeded random scenarios for the report test: valid by scenarios/schema.json, small enough
 to run in a second or two, and as varied as the format allows: algorithms and their
 parameters (swept or not), Ketama profiles, node counts 1..2,000, naming patterns, weights,

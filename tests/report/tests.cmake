@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The report on generated result files (tests/report/report_test.py). report_run draws 30
 # seeded random valid scenarios, runs them with this build's chsim (plus the notebook smoke
 # scenarios, 3 shards of one sweep and their merge) and writes synthetic catalog and peers

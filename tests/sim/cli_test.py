@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Script tests of `chsim run/validate/merge` as a user runs them.
 
 Usage: cli_test.py CHSIM SOURCE_DIR TEST, TEST one of: schemas, determinism,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Deployment's node bookkeeping: which nodes are live after a timeline, and
 // which ones "last" names (the most recently added live nodes), including
 // nodes removed and added back and after many removals.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyLineReader (chsim locate's block reader) against a plain split of the
 // same bytes, across read-block boundaries, and its newline masks (SSE2 and
 // the portable 8-byte-word path) against a byte loop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Key shapes and node naming patterns: rendering, determinism, and one-line
 // errors for malformed templates.
 #include "sim/workload/key_shape.h"

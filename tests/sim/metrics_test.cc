@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Balance and remapping figures on hand-computed inputs, and the metric
 // catalog's invariants.
 #include "sim/run/metrics.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plan never says ok to a scenario `run` refuses: over seeded random
 // scenarios drawn from the algorithm specs (every registered algorithm, its
 // parameters at their boundaries and just past them) and the scenario schema

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Result documents: merging shard files gives the rows of a single run,
 // merge refuses mismatched or incomplete shard sets, files are written
 // atomically, and results/README.md documents every metric and field.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runner end to end, in process: determinism across thread counts, the
 // simulated ring against its theory (stated tolerances), remapping sanity per
 // algorithm family, capability fallbacks, shards, and interruption.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Scenario parsing: sweep expansion order and stable ids/seeds, defaults,
 // and bad input as one-line errors naming the file, the JSON pointer, what
 // was found and what is accepted. Also: every scenario of the default suite

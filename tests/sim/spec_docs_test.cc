@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Documents made from the specs and rows are committed equal to what they
 // make: scenarios/schema.json (chsim list --schema) and README.md's algorithm
 // table, workload list and limits table (chsim list --markdown TABLE). When a

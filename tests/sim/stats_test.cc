@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Statistics against published tables: Student's t quantiles (any table of
 // t_{0.975}), chi-square critical values (Abramowitz & Stegun table 26.8),
 // Q(1, x) = e^-x, and the ring theory formulas of docs/design.md#balance-theory.

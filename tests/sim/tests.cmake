@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Script tests of the chsim command line (tests/sim/cli_test.py): JSON Schema
 # validation from Python, determinism across thread counts, shard + merge,
 # Ctrl-C, bad input, help, the plan from the command line, locate's flags and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Throughput timing: CPU time, so time spent waiting for a core (a loaded
 // machine) is not counted; the cold first build is discarded.
 #include "sim/run/timing.h"

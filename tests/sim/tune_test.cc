@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim tune against independent ground truth: a much larger Monte Carlo of
 // real rings (different seed) gives the true probability at the answer; the
 // tuner's interval must bracket it, and the answer must be the least that

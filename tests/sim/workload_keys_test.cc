@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every workload type of the registry, made from its rows' examples (or
 // defaults) as a scenario would give them: an indexed workload's
 // Workload::KeysAt (the runner's block of keys) packs exactly the keys KeyAt

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workloads: keys are a pure function of (seed, index) for every generated
 // type; files stream line by line with weights and report bad lines by
 // file:line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rejection-inversion Zipf sampler against the exact probabilities
 // 1/k^s / H(N, s): Pearson chi-square over all ranks must not reject (these
 // seeds are fixed, so the test is deterministic; the thresholds are the 0.1%

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A private single-node Slurm cluster for tests: munged, slurmctld and slurmd from Debian's
 slurm-wlm and munge packages, each started in the foreground by this process, with its own
 temporary folder, key, socket, state, logs and free ports, and stopped by its PID.

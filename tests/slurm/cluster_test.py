@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """End to end on a real Slurm cluster: submit a sweep, lose a shard, resume, merge.
 
 Usage: cluster_test.py CHSIM SOURCE_DIR [--keep]

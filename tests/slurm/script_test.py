@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """scripts/slurm-sweep without a cluster, and the Kubernetes manifests against it.
 
 Usage: script_test.py CHSIM SOURCE_DIR

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Sweeps on Slurm (scripts/slurm-sweep) and Kubernetes (docs/kubernetes/).
 #  - slurm_script: the script against fake sbatch/squeue/scancel, and the Kubernetes manifests
 #    against the job scripts it writes (seconds; label slurm).

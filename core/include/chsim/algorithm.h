@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Algorithm: one consistent-hashing scheme behind a common interface, so the
 // simulator and the benchmarks can compare Ketama rings with jump, rendezvous,
 // maglev, multi-probe, bounded loads, anchor, memento and modulo; and

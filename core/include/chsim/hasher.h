@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Hasher: a named function from key bytes to a 64-bit value (32-bit hashes are
 // zero-extended), and the registry of every hasher chsim offers.
 //

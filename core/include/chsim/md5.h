@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MD5 (RFC 1321) of a byte string, through OpenSSL's one-shot MD5(): the
 // cheapest OpenSSL API (an EVP call with an implicit fetch costs 3-6x more for
 // short keys; docs/design.md#hashing-cost). Thread-safe, allocation-free.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MD5 of many short keys at once: a multi-buffer SIMD MD5 (each vector lane
 // hashes its own message; one 64-byte block per message), chosen at run time
 // among AVX-512 (32 messages per call), AVX2 (16) and a portable kernel built

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node: one server of a consistent-hashing deployment, as a client knows it.
 //
 // `label` is how the node was written by the user (the first token of a server

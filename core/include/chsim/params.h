@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parameters of an algorithm: ParamSpec describes one (name, type, default,
 // bounds or allowed values, a doc line, whether a sweep may vary it); Params
 // holds the values of one instance.

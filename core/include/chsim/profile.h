@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Profile: every rule that decides how a Ketama ring is built and searched, so
 // that one ring type can reproduce each real memcached client key for key.
 //

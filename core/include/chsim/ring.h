@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Ring: a Ketama consistent-hash ring (Karger et al. 1997; libketama, 2007),
 // built from a node list under a Profile.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SIMD level that core's run-time dispatchers may use, and its override.
 //
 // Each dispatcher in core (today: the multi-buffer MD5 of chsim/md5_batch.h)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SplitMix64: chsim's one seeded mixer and generator, shared by core's
 // algorithms, the simulator (sim/rng.h re-exports it), the tests and the
 // benchmarks. SplitMix64 is Steele, Lea & Flood, "Fast splittable

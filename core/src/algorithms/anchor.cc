@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `anchor`: AnchorHash (Mendelson, Vargaftik, Barabash, Lorenz, Keslassy &
 // Orda, "AnchorHash: A Scalable Consistent Hash", IEEE/ACM ToN 2021,
 // arXiv:1812.09674), Algorithm 3, the minimal-memory implementation.

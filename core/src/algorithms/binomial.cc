@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `binomial`: BinomialHash (Massimo Coluzzi, Amos Brocco, Alessandro
 // Antonucci & Tiziano Leidi, "BinomialHash: A Constant Time, Minimal Memory
 // Consistent Hash Algorithm", arXiv:2406.19836, 2024): O(1) time, O(1)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `bounded_load`: consistent hashing with bounded loads (Mirrokni, Thorup &
 // Zadimoghaddam, SODA 2018) on the research ring (ResearchProfile(hasher,
 // points)), with balance factor c = the balance_factor parameter.

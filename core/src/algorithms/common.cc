@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What every algorithm shares (internal.h): the base class with the node
 // rules, the shadow instance, the shared parameter rows and ring admission.
 #include <string>

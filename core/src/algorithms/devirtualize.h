@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LocateEach: the batched lookup of a `final` algorithm class, with every
 // per-key call bound statically (T::Locate), so the compiler inlines the
 // lookup into the loop: one virtual call per batch instead of one per key.

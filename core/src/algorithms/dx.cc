@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `dx`: DxHash (Chaos Dong & Fang Wang, "DxHash: A Scalable Consistent Hash
 // Based on the Pseudo-Random Sequence", arXiv:2107.07930, 2021): the lookup
 // walks a pseudo-random sequence seeded by the key over a node-state array of

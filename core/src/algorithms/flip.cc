@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `flip`: FlipHash (Charles Masson & Homin K. Lee, "FlipHash: A Constant-Time
 // Consistent Range-Hashing Algorithm", arXiv:2402.17549, 2024): O(1) expected
 // time, O(1) memory, no parameters. A consistent range hash behind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal to core/src/algorithms: the base every algorithm derives from (the
 // live nodes and their ids, the node rules, the one rollback rule), the
 // parameter rows several algorithms share, and the helpers they use: node

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jump`: jump consistent hash (Lamping & Veach 2014) behind the Algorithm
 // interface (lifo_buckets.h: buckets are the live nodes in id order, LIFO
 // removal only, no weights). The function is chsim/algorithms/jump.h's,

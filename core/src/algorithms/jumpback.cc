@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `jumpback`: JumpBackHash (Otmar Ertl, "JumpBackHash: Say Goodbye to the
 // Modulo Operation to Distribute Keys Uniformly to Buckets", arXiv:2403.18682,
 // 2024; Dynatrace's hash4j ConsistentHashing.jumpBackHash): O(1) expected

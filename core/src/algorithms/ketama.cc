@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ketama`: a Ketama compatibility profile (chsim/profile.h: spymemcached,
 // libmemcached, twemproxy, uhashring, ...) behind the Algorithm interface, so
 // a simulation places keys exactly as that client would. Keys are hashed with

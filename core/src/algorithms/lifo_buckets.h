@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LifoBuckets<Fn>: the Algorithm of a consistent range hash, a function
 // Fn(key, n) -> bucket in [0, n) that moves a key only to bucket n when n
 // grows by one (jump, power, flip, jumpback, binomial), and LifoSpec, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `maglev`: Maglev hashing (Eisenbud et al. NSDI 2016) behind the Algorithm
 // interface. A key hash k maps to table[k mod M]; M is prime (default 65537,
 // the paper's evaluation size for small backend counts). Every add/remove

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `memento`: MementoHash (Coluzzi, Brocco, Antonucci & Leidi, "MementoHash: A
 // Stateful, Minimal Memory, Best Performing Consistent Hash Algorithm",
 // IEEE/ACM ToN 2024, arXiv:2306.09783).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `modulo`: the non-consistent baseline, node = live[hash mod n].
 //
 // Nodes are kept in id order; removing any node shifts every later one, and

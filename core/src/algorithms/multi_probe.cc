@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `multi_probe`: multi-probe consistent hashing (Appleton & O'Reilly,
 // "Multi-Probe Consistent Hashing", arXiv:1505.00062, 2015).
 //

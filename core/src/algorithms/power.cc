@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `power`: power consistent hash (Eric Leu, "Fast Consistent Hashing in
 // Constant Time", arXiv:2307.12448, 2023): O(1) expected time, O(1) memory, no
 // parameters. A consistent range hash behind lifo_buckets.h (buckets are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The algorithm registry: one row per algorithm. Each row names the spec the
 // algorithm's own file defines; nothing else in chsim lists algorithms.
 #include <string>

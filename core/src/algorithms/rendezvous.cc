@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `rendezvous`: highest random weight hashing (Thaler & Ravishankar, "Using
 // Name-Based Mappings to Increase Hit Rates", IEEE/ACM ToN 1998); weighted per
 // Schindelhauer & Schomaker ("Weighted Distributed Hash Tables", SPAA 2005).

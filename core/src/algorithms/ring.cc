@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `ring`: the Ketama ring (Karger et al. 1997; libketama 2007) in its research
 // form, ResearchProfile(hasher, points_per_node), behind the Algorithm
 // interface.

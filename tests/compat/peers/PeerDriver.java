@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spymemcached 2.12.3 and Guava 31.1 peer driver for chsim's compatibility goldens.
 // Never connects: KetamaNodeLocator is built over FakeNode objects whose only working method
 // is getSocketAddress(), made exactly as AddrUtil does (new InetSocketAddress(host, port)).

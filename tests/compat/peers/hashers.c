@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* Hash known-answer rows from the reference C libraries (libhashkit 1.1.4, zlib, libxxhash,
  * OpenSSL's MD5 through libhashkit_md5_signature).
  * Usage: hashers KEYS_HEX_FILE   (one key a line, hex-encoded, empty line = empty key)

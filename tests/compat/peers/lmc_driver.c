@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /* libmemcached 1.1.4 peer driver for chsim's compatibility goldens.
  *
  * Usage: lmc_driver MODE SERVERS_TSV KEYS_FILE OUT_MAP [OUT_RING]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """twemproxy (nutcracker 0.5.0) as a real proxy on 127.0.0.1, in front of real memcached servers.
 
 For a server list, nutcracker gets one pool with `distribution: ketama`, `hash: md5` and one

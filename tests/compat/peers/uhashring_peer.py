@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """uhashring 2.1 (Debian python3-uhashring) peer: HashRing(nodes, hash_fn='ketama').
 
 Nodes are the list labels exactly as written.  A weighted list is passed as a dict

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Builds a spymemcached-profile ring over the servers named on the command
 // line and prints the server of one key: the smallest use of the public API.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Consistent hashing with bounded loads (Mirrokni, Thorup & Zadimoghaddam,
 // SODA 2018): the capacity rule chsim's `bounded_load` algorithm applies.
 //

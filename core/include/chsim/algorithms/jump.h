@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Jump consistent hash (Lamping & Veach, "A Fast, Minimal Memory, Consistent
 // Hash Algorithm", arXiv:1406.2294, 2014), bit for bit as Guava's
 // Hashing.consistentHash(long, int) computes it.

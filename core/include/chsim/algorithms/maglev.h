@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Maglev hashing (Eisenbud et al., "Maglev: A Fast and Reliable Software
 // Network Load Balancer", NSDI 2016, section 3.4): the lookup-table population
 // of the paper's Pseudocode 1, exposed so a test can build the paper's worked
