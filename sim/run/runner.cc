@@ -292,10 +292,9 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
       tally = Pass(in, key_threads, progress);
     }
     if (s.balance || s.remap) {
-      EmitStep(
-          {&s, &cur, step > 0 && prev ? &*prev : nullptr, tally ? &*tally : nullptr, trial, step,
-           PerNodeApplied(s.per_node, c.nodes)},
-          cum, r);
+      EmitStep({&s, &cur, step > 0 && prev ? &*prev : nullptr, tally ? &*tally : nullptr, trial,
+                step, PerNodeApplied(s.per_node, c.nodes)},
+               cum, r);
     }
     if (time_resizes && step > 0) EmitResize(cur, times, step, r);
     if (step < cache_rows.size()) {

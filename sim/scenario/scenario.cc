@@ -644,17 +644,8 @@ PerNode PerNodeApplied(PerNode mode, uint32_t nodes) noexcept {
 }
 
 const char* PerNodeName(PerNode mode) noexcept {
-  switch (mode) {
-    case PerNode::kNone:
-      return "none";
-    case PerNode::kFirstTrial:
-      return "first_trial";
-    case PerNode::kAll:
-      return "all";
-    case PerNode::kAuto:
-      break;
-  }
-  return "auto";
+  static constexpr const char* kNames[] = {"none", "first_trial", "all", "auto"};  // enum order
+  return kNames[static_cast<size_t>(mode)];
 }
 
 std::vector<const AlgorithmSpec*> Scenario::algorithms() const {

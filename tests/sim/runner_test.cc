@@ -267,12 +267,11 @@ TEST(RunnerTest, PerNodeRowsByDefaultOnlyUpToTheLimit) {
   const std::string nodes = std::to_string(kPerNodeAutoMaxNodes);
   const std::string more = std::to_string(kPerNodeAutoMaxNodes + 1);
   auto run = [&](const std::string& output) {
-    Scenario s = ParseScenario(
-        R"({"schema_version": 1, "name": "p", "trials": 2, "nodes": {"count": [)" + nodes +
-            ", " + more + R"(]},
-            "algorithms": [{"algorithm": "jump"}], "workload": {"type": "uniform", "keys": 3000},
-            "metrics": ["balance"])" + output + "}",
-        "p.json");
+    const std::string text = R"({"schema_version": 1, "name": "p", "trials": 2,
+        "algorithms": [{"algorithm": "jump"}], "workload": {"type": "uniform", "keys": 3000},
+        "metrics": ["balance"], "nodes": {"count": [)" +
+                             nodes + ", " + more + "]}" + output + "}";
+    Scenario s = ParseScenario(text, "p.json");
     RunOutput out = RunScenario(s, RunOptions{1, {}}, nullptr);
     std::vector<const CaseResult*> results{&out.results[0], &out.results[1]};
     Json doc = BuildResults(s, out.cases, results, Shard{}, Json::object());
@@ -289,7 +288,8 @@ TEST(RunnerTest, PerNodeRowsByDefaultOnlyUpToTheLimit) {
   EXPECT_EQ(got[more], std::make_pair(std::string("none"), size_t{0}));
   auto [asked, all] = run(R"(, "output": {"per_node": "first_trial"})");
   EXPECT_EQ(asked, "first_trial");
-  EXPECT_EQ(all[more], std::make_pair(std::string("first_trial"), size_t{kPerNodeAutoMaxNodes + 1}));
+  EXPECT_EQ(all[more],
+            std::make_pair(std::string("first_trial"), size_t{kPerNodeAutoMaxNodes + 1}));
 }
 
 // Resize timing: trial 0 has a row per event that made Add (Remove) calls
