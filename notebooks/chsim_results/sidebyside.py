@@ -140,19 +140,21 @@ class Context:
             self._cache[key] = {r: i for i, r in enumerate(cover.index)}
         return self._cache[key]
 
-    def pick(self, setting, metric, kind, frame=None) -> Cell | None:
+    def pick(self, setting, metric, kind, frame=None, most=None) -> Cell | None:
         """The value of `metric` for `setting` at the reference n (else the closest), mean
-        over trials, from the run comparing the most settings (then the most trials); other
-        runs with a value there are named when they disagree."""
+        over trials, from the run with the most of column `most` if given (keys: the least
+        sampling noise), then the run comparing the most settings, then the most trials;
+        other runs with a value there are named when they disagree."""
         f = self.s0 if frame is None else frame
         rows = f[(f["setting"] == setting) & (f["metric"] == metric) & f["mean"].notna()]
         if rows.empty:
             return None
         rank = self.run_rank(metric)
+        more = pd.to_numeric(rows[most], errors="coerce").fillna(0) if most in rows else 0
         rows = rows.assign(_d=[_distance(n, self.n_ref) for n in rows["n"]],
-                           _r=[rank.get(r, len(rank)) for r in rows["run"]])
-        rows = rows.sort_values(["_d", "_r", "trials", "run"],
-                                ascending=[True, True, False, True], kind="stable")
+                           _r=[rank.get(r, len(rank)) for r in rows["run"]], _m=-more)
+        rows = rows.sort_values(["_d", "_m", "_r", "trials", "run"],
+                                ascending=[True, True, True, False, True], kind="stable")
         best = rows.iloc[0]
         same_n = rows[rows["n"] == best["n"]]
         if metric.startswith("sampled.") and "workload.keys" in same_n:
@@ -198,8 +200,9 @@ def _year(ctx, setting):
 
 @column("max/mean", needs="max/mean: needs the balance metric (scenario \"metrics\": "
         "[\"balance\"])", about="max/mean: the hottest node over the mean load; exact "
-        "shares (structural) where the algorithm has them, else sampled from the workload's "
-        "keys (marked; skewed: keys of unequal popularity)")
+        "shares (structural) where the algorithm has them, else sampled from the run with the "
+        "most keys (marked; skewed: keys of unequal popularity; at the noise floor: no better "
+        "than the sampling noise of that many keys shows, see the sampling floor answer)")
 def _max_over_mean(ctx, setting):
     cell = ctx.pick(setting, "structural.max_over_mean", "ratio")
     if cell is not None:
@@ -207,8 +210,12 @@ def _max_over_mean(ctx, setting):
     s0 = ctx.s0
     skewed = _col(s0, "workload.skewed", False).fillna(False).astype(bool)
     for frame, mark in ((s0[~skewed], "sampled"), (s0[skewed], "sampled, skewed keys")):
-        cell = ctx.pick(setting, "sampled.max_over_mean", "ratio", frame)
+        cell = ctx.pick(setting, "sampled.max_over_mean", "ratio", frame, most="workload.keys")
         if cell is not None:
+            floor = s0[(s0["case_id"] == cell.meta["case_id"]) & (s0["run"] == cell.meta["run"])
+                       & (s0["metric"] == "sampled.floor_max_over_mean")]["mean"]
+            if len(floor) and cell.value <= 1.02 * float(floor.iloc[0]):
+                mark += ", at the noise floor"
             cell.text += f" ({mark})"
             return cell
     return None
