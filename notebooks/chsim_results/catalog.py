@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 @dataclass
 class Catalog:
     """What chsim knows, as ``chsim list --json`` prints it (lists of objects, each with a
-    ``name``), in registry order."""
+    ``name``), in registry order; docs/extending.md documents the format."""
     algorithms: list = field(default_factory=list)
     workloads: list = field(default_factory=list)
     metrics: list = field(default_factory=list)
@@ -53,15 +53,12 @@ class Catalog:
         return next((p for p in a.get("parameters", []) if p.get("name") == name), None)
 
     def workload_skewed(self, name: str) -> bool | None:
-        """True when the workload's load units are not equally likely keys (requests drawn
-        by popularity, weighted keys), False when they are, None when the catalog does
-        not say (then the results decide: see load.py)."""
-        w = self.entry("workloads", name) or {}
-        for key in ("skewed", "skew"):
-            if isinstance(w.get(key), bool):
-                return w[key]
-        pop = w.get("popularity")
-        return None if pop is None else pop != "uniform"
+        """True when the workload's load units are not equally likely keys, from its `unit`:
+        "request" (requests over keys that repeat: a popularity law) is skewed, "key"
+        (distinct keys) is not; None for another unit ("line": a file, weighted or not) or
+        an unknown workload (then the results decide: see load.py)."""
+        unit = (self.entry("workloads", name) or {}).get("unit")
+        return {"request": True, "key": False}.get(unit)
 
 
 def from_json(doc: dict, source: str = "memory") -> Catalog:

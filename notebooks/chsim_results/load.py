@@ -36,10 +36,9 @@ defaulting under ``results/`` of this checkout, and write figures to ``figure_di
 Every table with case ids gains ``setting`` and ``label_case_id`` (labels.py: one setting
 per algorithm and parameters as run), and the cases, rows and summary gain the workload's
 fields (``workload.keys``, ``workload.requests``, ``workload.exponent``, ... as swept or
-set) and ``workload.skewed``: whether its load units are keys of unequal popularity
-(requests drawn over fewer keys, weighted keys), from the catalog when it says, else from
-the scenario (more units than keys, or ``weighted``). Figures read that, not a workload's
-name.
+set) and ``workload.skewed``: whether its load units are keys of unequal popularity, from
+the catalog's ``unit`` when it says (a request: skewed; a key: not), else from the results
+(more units placed than keys, or weighted lines). Figures read that, not a workload's name.
 """
 from __future__ import annotations
 

@@ -53,7 +53,7 @@ def _param_value(rng, p, n_max):
     else:
         vals = [v for v in (round(default * f, 4) for f in (0.9, 1, 1.2, 1.6)) if lo < v <= hi] \
             or [default]
-    if "auto" in str(p.get("accepted", "")):
+    if p.get("auto") or "auto" in str(p.get("accepted", "")):
         vals = ["auto", default]
     return pick(vals)
 
@@ -202,7 +202,7 @@ def _draw(rng, seed, directory, catalog):
     algs = list({(a["algorithm"], json.dumps({k: v for k, v in a.items() if k != "algorithm"},
                                              sort_keys=True)): a for a in algs}.values())
     specs = {a["name"]: a for a in catalog["algorithms"]}
-    lifo = any(specs[a["algorithm"]].get("capabilities", {}).get("removal") == "last_added"
+    lifo = any(not specs[a["algorithm"]].get("capabilities", {}).get("arbitrary_removal", True)
                for a in algs)
     # Work per key may grow with n (highest random weight): fewer keys at large n.
     key_cap = max(200, min(20_000, 400_000 // n_max))
@@ -229,9 +229,12 @@ def _draw(rng, seed, directory, catalog):
     else:  # a workload this generator does not know: its catalog parameters, defaults first
         spec = next(w for w in catalog["workloads"] if w["name"] == wtype)
         workload = {"type": wtype}
-        for p in spec.get("parameters", []):
-            v = _param_value(rng, p, n_max) if p.get("default") is None else p["default"]
-            if v is not None and p.get("name") != "type":
+        for p in spec.get("fields", []):
+            if p.get("name") == "type" or not (p.get("required") or rng.random() < 0.5):
+                continue
+            v = p.get("example", p.get("default"))
+            v = v if v is not None else _param_value(rng, p, n_max)
+            if v is not None:
                 workload[p["name"]] = min(v, key_cap) if p.get("name") == "keys" else v
     events = _events(rng, n_min, weighted and all(a["algorithm"] in weighted_algorithms(catalog)
                                                   for a in algs), lifo, [])
