@@ -30,10 +30,11 @@ REPORT_WIDTH_IN = 12.5  # shown at 1200 CSS px (96 px per inch): text keeps its 
 MIN_FONT_PT = 8
 MAX_HEIGHT_IN = 18.0    # about two screens at that scale
 
-# Well separated hues, in catalog order; past them, golden-ratio steps around the circle.
+# Well separated hues, in catalog order: the first fifteen, and the darkest shade of the first,
+# at least 25 apart in CIELAB (a unit test checks); past them, golden-ratio steps around the circle.
 BASE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
-               "#17becf", "#bcbd22", "#393b79", "#7f7f7f", "#637939", "#843c39", "#7b4173",
-               "#e7ba52", "#5254a3", "#ad494a", "#3b8f78", "#b35806", "#6b6ecf"]
+               "#17becf", "#bcbd22", "#3b8f78", "#7f7f7f", "#637939", "#b35806", "#7b4173",
+               "#e7ba52", "#5254a3", "#ad494a", "#393b79", "#843c39", "#6b6ecf"]
 
 _VARIANTS: dict = {}   # algorithm -> registered labels
 _SHADES: dict = {}     # label -> colour, recomputed when a family changes

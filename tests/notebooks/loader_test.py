@@ -250,6 +250,31 @@ class Catalog(unittest.TestCase):
         self.assertEqual(t["cases"]["setting"].nunique(), 2)
 
 
+def _cielab(color):
+    """sRGB hex -> CIELAB (D65)."""
+    def linear(c):
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (linear(int(color[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    x = (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047
+    y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    z = (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883
+
+    def f(t):
+        return t ** (1 / 3) if t > 0.008856 else 7.787 * t + 16 / 116
+    return 116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
+
+
+class Colours(unittest.TestCase):
+    def test_fifteen_algorithms_are_told_apart(self):
+        """The first fifteen algorithm colours, and the darkest of three shades of the first,
+        lie at least 25 apart in CIELAB (about the distance of tab10's nearest pair)."""
+        from chsim_results import style
+        colors = style.BASE_COLORS[:15] + [style.shade(style.BASE_COLORS[0], 0, 3)]
+        worst = min((math.dist(_cielab(a), _cielab(b)), a, b) for i, a in enumerate(colors)
+                    for b in colors[i + 1:] if not {a, b} <= {colors[0], colors[-1]})
+        self.assertGreaterEqual(worst[0], 25, f"{worst[1]} and {worst[2]} are too alike")
+
+
 class Figures(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp()
