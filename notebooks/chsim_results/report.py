@@ -59,6 +59,16 @@ def _span(values, unit=""):
     return f"{v[0]:,}{unit}" if len(v) == 1 else f"{v[0]:,} to {v[-1]:,}{unit}"
 
 
+def _some(items, most: int = 12, sep: str = ", ") -> str:
+    """The items joined by commas; past `most`, the first and the last few with how many lie
+    between (a sentence stays readable at any number of runs or settings)."""
+    items = list(items)
+    if len(items) <= most:
+        return sep.join(items)
+    tail = max(1, most // 4)
+    return sep.join(items[:most - tail] + [f"... {len(items) - most} more ..."] + items[-tail:])
+
+
 def what_was_run(R: dict, tune=None, peers=None, bench=None) -> str:
     """One paragraph: the runs, algorithms and settings, node counts, trials, workloads,
     timelines and metrics, plus the tune, peers and benchmark files."""
@@ -76,7 +86,7 @@ def what_was_run(R: dict, tune=None, peers=None, bench=None) -> str:
         timelines = sum(1 for rf in R["files"] if rf.doc.get("scenario", {}).get("events"))
         metrics = sorted({m.split(".")[0] for m in R["summary"]["metric"].unique()})
         parts.append(
-            f"**What was run.** {len(runs)} run(s) ({', '.join(runs)}) compare {algs} "
+            f"**What was run.** {len(runs)} run(s) ({_some(runs, 8)}) compare {algs} "
             f"algorithm(s) in {settings} setting(s) at n = {_span(cases['n'])} nodes, "
             f"{'-'.join(map(str, (trials[0], trials[-1]) if len(trials) > 1 else trials))} "
             f"trial(s) each, over {', '.join(kinds)} workloads; {timelines} run(s) with an "
@@ -237,11 +247,12 @@ def remapping(R: dict) -> Answer:
     bad = t[t["excess"] >= 0.001].sort_values("excess")
     lo, hi = t["remap.minimal"].min() * 100, t["remap.minimal"].max() * 100
     least = f"{lo:.1f}%" if hi - lo < 0.05 else f"{lo:.1f}-{hi:.1f}% (it depends on each scheme's loads)"
-    more = ("; ".join(f"{l} {r['remap.moved'] * 100:.1f}% (minimum "
-                      f"{r['remap.minimal'] * 100:.1f}%{_surv(r)})" for l, r in bad.iterrows()))
+    more = _some((f"{l} {r['remap.moved'] * 100:.1f}% (minimum "
+                  f"{r['remap.minimal'] * 100:.1f}%{_surv(r)})" for l, r in bad.iterrows()),
+                 8, "; ")
     return Answer(key, (
         f"**Remapping ({run}, step {st}: {ev}, n = {n}).** The least any scheme must move is "
-        f"{least} of keys. Moving only that: {', '.join(good) or 'none'}."
+        f"{least} of keys. Moving only that: {_some(good, 16) or 'none'}."
         + (f" More: {more}." if len(bad) else "")))
 
 
@@ -254,7 +265,7 @@ def lookup_speed(R: dict) -> Answer:
     n = reference_n(t)
     g = t[t["n"] == n].groupby("label")["mean"].min().sort_values()
     return Answer(key, f"**Lookup speed at n = {n}** (key hash included, one thread): "
-                  + ", ".join(f"{l} {v:.0f} ns" for l, v in g.items()) + ".")
+                  + _some(f"{l} {v:.0f} ns" for l, v in g.items()) + ".")
 
 
 def real_clients(peers) -> list[Answer]:

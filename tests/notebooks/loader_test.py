@@ -380,6 +380,15 @@ class Headline(unittest.TestCase):
         self.assertEqual(groups["balance"].shape, (2, 1))
         self.assertEqual(set(groups["balance"].iloc[:, 0]), {"1.5"})
 
+    def test_long_lists_in_a_sentence_keep_both_ends(self):
+        from chsim_results import report as rp
+        runs = [f"run-{i}" for i in range(35)]
+        text = rp._some(runs, 8)
+        self.assertTrue(text.startswith("run-0, ") and text.endswith("run-33, run-34"), text)
+        self.assertIn("... 27 more ...", text)
+        self.assertEqual(len(text.split(", ")), 9)
+        self.assertEqual(rp._some(runs[:8], 8), ", ".join(runs[:8]))
+
     def test_resize_metric_names(self):
         from chsim_results import sidebyside as rp
         self.assertEqual(rp.resize_metrics(["throughput.ns_per_add", "throughput.ns_per_remove",
