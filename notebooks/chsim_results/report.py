@@ -265,7 +265,7 @@ def lookup_speed(R: dict) -> Answer:
     n = reference_n(t)
     g = t[t["n"] == n].groupby("label")["mean"].min().sort_values()
     return Answer(key, f"**Lookup speed at n = {n}** (key hash included, one thread): "
-                  + _some(f"{l} {v:.0f} ns" for l, v in g.items()) + ".")
+                  + _some((f"{l} {v:.0f} ns" for l, v in g.items()), 20) + ".")
 
 
 def real_clients(peers) -> list[Answer]:
