@@ -9,7 +9,8 @@ the loaded results a ``setting`` key and ``label_case_id``: the case id of the s
 names the most parameters ("auto" where the scenario said so, and, where two settings would
 read alike, the parameters that tell them apart). Its label (``label_from_case_id``) is what
 every figure and table shows: ``ring(hasher=md5,points_per_node=40)/n=20`` ->
-``ring(md5, v=40)``.
+``ring(md5, v=40)``, each parameter written as its spec says (the catalog's ``symbol`` and
+``bare``), as chsim's own labels are (``chsim.case_label``).
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ import math
 
 import pandas as pd
 
-_SHORT = {"points_per_node": "v", "table_size": "M", "balance_factor": "c"}
-_BARE = ("hasher", "profile")
+from . import catalog as _catalog
+
 TABLES = ("cases", "rows", "summary", "nodes", "transitions")
 
 
@@ -38,13 +39,19 @@ def case_params(case_id: str) -> list[tuple[str, str]]:
     return [(k, v) for k, _, v in (kv.partition("=") for kv in rest[:-1].split(",")) if k]
 
 
+def _param_text(alg: str, name: str, value: str) -> str:
+    """One parameter as its spec writes it: the value alone where ``bare`` (hashers,
+    profiles), ``symbol=value`` where it has a symbol (v, M, c), else ``name=value``."""
+    spec = _catalog.catalog().parameter(alg, name) or {}
+    return value if spec.get("bare") else f"{spec.get('symbol') or name}={value}"
+
+
 def label_from_case_id(case_id: str, drop=()) -> str:
-    """A short name for a case: its algorithm with the parameters the case id names (hashers
-    and profiles bare, points per node as v, table size as M, balance factor as c), those in
-    `drop` left out. ``ring(hasher=md5,points_per_node=40)/n=20`` -> ``ring(md5, v=40)``."""
-    parts = [v if k in _BARE else f"{_SHORT.get(k, k)}={v}"
-             for k, v in case_params(case_id) if k not in drop]
+    """A short name for a case: its algorithm with the parameters the case id names, each as
+    its spec writes it (see _param_text), those in `drop` left out.
+    ``ring(hasher=md5,points_per_node=40)/n=20`` -> ``ring(md5, v=40)``."""
     alg = algorithm_of(case_id)
+    parts = [_param_text(alg, k, v) for k, v in case_params(case_id) if k not in drop]
     return f"{alg}({', '.join(parts)})" if parts else alg
 
 

@@ -52,6 +52,9 @@ Json ParamJson(const ParamSpec& p) {
   }
   out["sweepable"] = p.sweepable;
   out["accepted"] = p.Accepted();
+  // How a case label writes it (case_id.h's CaseLabel): "v=160", or the value alone.
+  if (!p.symbol.empty()) out["symbol"] = p.symbol;
+  if (p.bare) out["bare"] = true;
   return out;
 }
 
