@@ -8,8 +8,10 @@ capabilities, paper and year), workload, metric, Ketama profile and hasher chsim
    --json`` there once per report);
 2. ``chsim list --json`` of the binary ``CHSIM`` names, or of this checkout's build
    (``scripts/chsimlib.find_chsim``);
-3. nothing: an empty catalog. Colours then follow the order of the result files'
-   ``algorithms`` blocks, and ``Catalog.source`` says so.
+3. the Python module's catalog functions (``import chsim``: the same document);
+4. nothing: an empty catalog. Colours then follow the order of the result files'
+   ``algorithms`` blocks, labels write parameters as ``name=value``, and
+   ``Catalog.source`` says so.
 
 Everything that depends on what exists (colours, the report test's scenario generator,
 the fuzz dictionary) reads it from here rather than from a list of names.
@@ -105,6 +107,17 @@ def _find_chsim() -> str | None:
         sys.path.remove(str(ROOT / "scripts"))
 
 
+def _module_catalog() -> Catalog | None:
+    """The catalog of the Python module (``import chsim``), when it is importable: the same
+    document ``chsim list --json`` prints (an installed module finds no binary)."""
+    try:
+        import chsim
+    except ImportError:
+        return None
+    kinds = ("algorithms", "workloads", "metrics", "profiles", "hashers")
+    return from_json({k: getattr(chsim, k)() for k in kinds}, source="the chsim Python module")
+
+
 _CACHE: dict = {}
 
 
@@ -121,8 +134,7 @@ def catalog() -> Catalog:
             cat = from_json(json.loads(Path(path).read_text(encoding="utf-8")), source=path)
         else:
             chsim = _find_chsim()
-            if chsim:
-                cat = read_catalog(chsim)
+            cat = read_catalog(chsim) if chsim else _module_catalog() or cat
     except (OSError, ValueError, RuntimeError) as e:
         print(f"catalog: {e}; colours follow the result files instead", file=sys.stderr)
     _CACHE[key] = cat
