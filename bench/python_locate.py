@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The Python module's batched lookups against the C++ LocateBatch and uhashring, timed side
 by side in one process (ratios, so a loaded machine moves both sides alike).
 

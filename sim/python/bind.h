@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What the binding files of the Python module (`chsim._chsim`) share: the
 // exceptions, the readers of Python arguments (keys, node lists, parameter
 // values) with one-line messages, and the interruptible wait that lets Ctrl-C

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim.profiles() ... chsim.metrics() (read from the registries through
 // sim::Catalog), chsim.hash, and chsim.theory: the balance theory the
 // simulator writes as theory.* rows and tune starts from.

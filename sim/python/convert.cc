@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Readers of Python arguments (bind.h) and the exception translation.
 #include <cstring>
 #include <unordered_map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The extension module chsim._chsim; the package chsim (chsim/__init__.py)
 // re-exports it with the Python parts (Results, NodeIndices, run, tune).
 #include "sim/python/bind.h"

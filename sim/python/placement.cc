@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim.Algorithm and chsim.Ring: a registered algorithm (or a client's Ketama
 // ring) over a node list, with single and batched lookups, add and remove.
 //

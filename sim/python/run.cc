@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chsim.validate, chsim.run (the package's Python layer wraps its text into
 // Results) and chsim.tune: the simulator's commands, stoppable with Ctrl-C.
 #include <thread>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "sim/results/catalog.h"
 
 #include "chsim/algorithm.h"

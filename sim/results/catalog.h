@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Catalog: everything chsim offers, as one JSON document made from the
 // registries (profiles, hashers, algorithm specs, workload specs, the metric
 // catalog), never from a copy of them. The Python module's catalog functions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RunDocument: a scenario run from start to result document, the one way
 // `chsim run` and the Python module (chsim.run) both run: progress on stderr,
 // RunScenario (plan first, then the shard's cases), and BuildResults with the

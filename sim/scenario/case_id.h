@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Case ids: a scenario case's stable name, made from its values (not its
 // position): the algorithm, the parameters its scenario entry gives (in the
 // spec's order), then the case's axes ("n" for nodes.count, then the swept

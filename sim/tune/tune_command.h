@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What `chsim tune` takes and writes, shared by the command line and the
 // Python module (chsim.tune): the options as given, the TuneRequest made from
 // them (every refusal with the command's one-line message), and the JSON

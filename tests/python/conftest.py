@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the Python module's tests: the chsim binary the CLI side runs
 (CHSIM), the source tree (CHSIM_SOURCE), and helpers that run a command line and return its
 output or its one-line error. The module under test is `chsim` on PYTHONPATH (the build's

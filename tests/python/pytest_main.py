@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs pytest on the given arguments for CTest. pytest exits 5 when it collects no test (a
 test file renamed, emptied or skipped as a whole): that is reported as a failure with its
 reason, never passed silently."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim.case_id, parse_case_id and case_label against the ids `chsim run` writes: every
 case of a sweep over algorithms, parameters, node counts, patterns and workload values reads
 back to the file's algorithm, parameters and axes, and formats back to the same id; the

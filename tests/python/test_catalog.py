@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The catalog functions read chsim's registries: the same names, in the same order, as
 `chsim list` prints, and the same algorithm entries a result file carries."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every refusal the hostile-input table (tests/hostile/hostile.py) checks on the command
 line has its Python exception: the same input given to the module raises ValueError (a
 chsim.ScenarioError for scenarios) or RuntimeError with the CLI's one-line message, or,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every profile and every algorithm of the registry maps 10^4 keys exactly as `chsim
 locate` does, through every way keys can be given (a list of bytes or str, numpy S, U and
 object arrays, one key at a time), and again after removing a node as `chsim locate

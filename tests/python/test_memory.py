@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Repeated calls do not grow memory: RSS stays bounded over 10^3 runs of a tiny scenario,
 10^3 rings built and dropped, and 10^3 refusals."""
 import os

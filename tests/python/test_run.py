@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim.run and chsim.validate against `chsim run` and `chsim validate`: the same
 deterministic rows, the same file from to_json, the tables chsim_results.load gives, the
 same refusals, and Ctrl-C stopping a run cleanly."""

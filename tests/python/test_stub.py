@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The type stub (chsim/__init__.pyi, chsim/theory.pyi) names exactly what the module has,
 with the same parameters, and everything public has a docstring."""
 import ast

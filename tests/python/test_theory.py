@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim.theory gives the theory.* rows chsim writes, and tune's analytic guess."""
 import json
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Two Python threads calling locate_batch at once get the right answers; lookups and
 add/remove from different threads never mix (the lookups wait for a change to finish)."""
 import threading

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim.tune returns the dict `chsim tune --json` writes for the same options, and refuses
 what the command refuses with its messages."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The Python module's tests (pytest, Debian's python3-pytest), when the module is built:
 # one CTest per file, each run by pytest_main.py (pytest's exit 5, "no tests collected", is a
 # failure there). Label python: the sanitizer builds leave them out (a sanitized module

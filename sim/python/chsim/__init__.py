@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """chsim from Python: the consistent-hashing core and the simulator, in-process.
 
     import chsim
