@@ -29,7 +29,27 @@
 // for balance (the bucket that took x's place in W keeps no position).
 //
 // Key hashes are spread with Mix64 before range reduction, and h_b(k) is
-// Mix2(k, b): independent per bucket, as the paper's analysis assumes.
+// Mix64(k ^ Mix64(b)): independent per bucket, as the paper's analysis
+// assumes.
+//
+// Lookup state. GETBUCKET reads only A (and K on a translation). The paper's
+// initialization (INITANCHOR) removes buckets a-1, a-2, ..., n in that order,
+// so A[b] = b and K[b] = b on each; ADDBUCKET restores them lowest first, and
+// only after every bucket removed later. So the buckets at or above `tail_`
+// (the lowest initial removal not restored yet) keep A[b] = b, and a key on
+// such a bucket moves to h_b(k) mod b with no translation: every bucket below
+// b has A < b (later removals record |W| <= tail_ <= b). GETBUCKET walks the
+// tail with arithmetic alone and reads A once, below tail_: one random read
+// per key with nothing removed since the build, where the paper's loop reads
+// A at every step (half the keys start in the tail at the default capacity
+// 2n). The first tail step is computed before the branch that needs it and
+// selected without a branch, since where a key starts is a coin flip; the
+// loop after it runs for ~15% of keys. The bucket it reaches is the one A
+// read: LocateBatch computes it for a group of keys and prefetches their A
+// entries before reading any (devirtualize.h, LocateInGroups), so at 10^6
+// nodes the reads overlap. The arrays keep the paper's full state
+// (tests/algorithms/anchor_test.cc checks every key against a direct
+// transcription of Algorithm 3 over random adds and removals).
 #include "devirtualize.h"
 #include "internal.h"
 
@@ -44,27 +64,45 @@ class Anchor final : public AlgorithmBase {
   Anchor(std::span<const Node> nodes, const Params& p)
       : AlgorithmBase(kAnchorSpec, nodes, p, LiveList::kUnordered),
         a_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
+        tail_(static_cast<uint32_t>(nodes.size())),
+        n_(tail_),
         A_(a_, 0),
         K_(a_),
         L_(a_),
         W_(a_),
-        n_(static_cast<uint32_t>(nodes.size())),
         buckets_(nodes.size(), a_) {
     for (uint32_t b = 0; b < a_; ++b) K_[b] = L_[b] = W_[b] = b;
-    for (uint32_t b = a_; b-- > n_;) {  // buckets n..a-1 start removed
-      R_.push_back(b);
-      A_[b] = b;
-    }
+    for (uint32_t b = n_; b < a_; ++b) A_[b] = b;  // INITANCHOR: removed in order a-1..n
   }
 
-  uint32_t Locate(uint64_t key_hash) const noexcept override {
-    const uint32_t b = GetBucket(Mix64(key_hash));
-    return identity_ ? b : buckets_.IdAt(b);
-  }
+  uint32_t Locate(uint64_t key_hash) const noexcept override { return Finish(Start(key_hash)); }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
-    LocateEach(*this, hashes, out);
+    LocateInGroups(*this, hashes, out);
   }
+
+  // A lookup's two halves (devirtualize.h): the key, and the bucket that
+  // GETBUCKET reads first (its start, or the first step from a start in the
+  // tail), whose A entry is prefetched.
+  struct Started {
+    uint64_t k;
+    uint32_t b;
+  };
+  Started Start(uint64_t key_hash) const noexcept {
+    const uint64_t k = Mix64(key_hash);
+    const uint32_t b = FirstStep(k);
+    __builtin_prefetch(&A_[b]);  // b < a: in bounds
+    return {k, b};
+  }
+  uint32_t Finish(Started s) const noexcept {
+    // b >= tail_ is tested before A[b], whose read may miss the cache: that
+    // branch resolves at once when mispredicted.
+    if (s.b >= tail_ || A_[s.b] != 0) [[unlikely]] {
+      return LocateFrom(s.k, s.b);
+    }
+    return buckets_.IdAt(s.b);
+  }
+  // R is the paper's stack without the tail (held implicitly by tail_).
   size_t MemoryBytes() const noexcept override {
     return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity()) *
                sizeof(uint32_t) +
@@ -74,11 +112,15 @@ class Anchor final : public AlgorithmBase {
  private:
   void OnAdd(const Node&, uint32_t id) override {
     // ADDBUCKET: b <- R.pop(); A[b] <- 0; L[W[N]] <- N; W[L[b]] <- K[b] <- b; N <- N + 1.
-    // Admit guarantees R is not empty; Place is the only allocation, done first.
-    const uint32_t b = R_.back();
+    // R's top is its last explicit entry, else the tail's lowest bucket.
+    // Admit guarantees one; Place is the only allocation, done first.
+    const uint32_t b = R_.empty() ? tail_ : R_.back();
     buckets_.Place(b, id);
-    identity_ = identity_ && id == b;
-    R_.pop_back();
+    if (R_.empty()) {
+      ++tail_;
+    } else {
+      R_.pop_back();
+    }
     A_[b] = 0;
     L_[W_[n_]] = n_;
     W_[L_[b]] = K_[b] = b;
@@ -86,34 +128,47 @@ class Anchor final : public AlgorithmBase {
   }
   void OnRemove(size_t, uint32_t id) override {
     // REMOVEBUCKET: R.push(b); N <- N - 1; A[b] <- N; W[L[b]] <- K[b] <- W[N]; L[W[N]] <- L[b].
-    // The push is the only allocation, done first.
     const uint32_t b = buckets_.BucketOf(id);
-    R_.push_back(b);
+    R_.push_back(b);  // the only allocation, done first
     buckets_.Release(id);
     --n_;
     A_[b] = n_;
     W_[L_[b]] = K_[b] = W_[n_];
     L_[W_[n_]] = L_[b];
   }
+
+  // h_b(k) mod range.
+  static uint32_t Hop(uint64_t k, uint32_t b, uint32_t range) noexcept {
+    return static_cast<uint32_t>(Bounded(Mix64(k ^ Mix64(b)), range));
+  }
   // GETBUCKET(k): b <- hash(k) mod a; while A[b] > 0 { h <- h_b(k) mod A[b];
-  // while A[h] >= A[b] { h <- K[h] }; b <- h }.
-  uint32_t GetBucket(uint64_t k) const noexcept {
-    uint32_t b = static_cast<uint32_t>(Bounded(k, a_));
+  // while A[h] >= A[b] { h <- K[h] }; b <- h }. FirstStep is its first
+  // bucket, or the first step from it when it lies in the tail; LocateFrom
+  // finishes the loop from there and maps the bucket to its node.
+  uint32_t FirstStep(uint64_t k) const noexcept {
+    const uint32_t start = static_cast<uint32_t>(Bounded(k, a_));
+    const uint32_t hop = Hop(k, start, start);  // used only when start is in the tail
+    return Choose(start >= tail_, hop, start);
+  }
+  // Tail steps while b is in the tail (A[b] = b: no read, no translation),
+  // then the paper's loop below it, whose steps never reach the tail again
+  // (A[b] <= N <= tail_, and K holds buckets of the working set).
+  [[gnu::noinline]] uint32_t LocateFrom(uint64_t k, uint32_t b) const noexcept {
+    while (b >= tail_) b = Hop(k, b, b);
     while (A_[b] > 0) {
-      uint32_t h = static_cast<uint32_t>(Bounded(Mix64(k ^ Mix64(b)), A_[b]));
+      uint32_t h = Hop(k, b, A_[b]);
       while (A_[h] >= A_[b]) h = K_[h];
       b = h;
     }
-    return b;
+    return buckets_.IdAt(b);
   }
 
   uint32_t a_;
-  std::vector<uint32_t> A_, K_, L_, W_, R_;
-  uint32_t n_;         // N: working buckets
-  BucketMap buckets_;  // ids on the working buckets
-  // Every working bucket b holds id b (each Add so far took the bucket equal
-  // to its id): lookups skip the bucket -> id map, a random read of 4a bytes.
-  bool identity_ = true;
+  uint32_t tail_;  // buckets tail_..a-1: initial removals never restored (A[b] = b)
+  uint32_t n_;     // N: working buckets
+  std::vector<uint32_t> A_, K_, L_, W_;
+  std::vector<uint32_t> R_;  // removed buckets below the tail, last removed at the back
+  BucketMap buckets_;        // ids on the working buckets
 };
 
 void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("anchor", p, step); }
@@ -139,9 +194,9 @@ constinit const AlgorithmSpec kAnchorSpec{
     .balance_bound = 1,
     .memory_bytes =
         [](const Params& p, uint64_t n) {
-          return 20.0 * static_cast<double>(CapacityOf(p, n)) + 8.0 * static_cast<double>(n);
+          return 20.0 * static_cast<double>(CapacityOf(p, n)) + 4.0 * static_cast<double>(n);
         },
-    .memory_doc = "20-24 bytes per bucket of capacity, 8 per node",
+    .memory_doc = "20 bytes per bucket of capacity, 4 per node; 4 more per add or removal",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
     .make = MakeAs<Anchor>,

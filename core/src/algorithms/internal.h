@@ -236,6 +236,16 @@ void ReserveOneMore(Vector& v) {
   if (v.size() == v.capacity()) v.reserve(v.size() + std::max<size_t>(v.size(), 1));
 }
 
+// `c ? x : y` without a branch, for a condition that is a coin flip (a
+// mispredicted branch costs more than computing both sides). The empty asm
+// hides the mask's origin so that the compiler cannot turn it back into a
+// branch.
+inline uint32_t Choose(bool c, uint32_t x, uint32_t y) noexcept {
+  uint32_t mask = -static_cast<uint32_t>(c);
+  asm("" : "+r"(mask));
+  return (x & mask) | (y & ~mask);
+}
+
 // A 64-bit value for the pair (a, b): a full mix of a, combined with b, mixed
 // again, so that for a fixed b it is a bijection of a and for distinct b the
 // outputs look independent.
@@ -247,7 +257,25 @@ inline uint64_t NodeSeed(const Hasher& hasher, const Node& node) noexcept {
   return Mix64(hasher(node.label));
 }
 
-// The bucket side of a bucket-based algorithm (anchor, memento): the maps
+// The node ids on the working buckets of a bucket algorithm (anchor, memento,
+// dx, the range hashes), as its lookups read them from a table `table[b]`:
+// while every working bucket b holds node id b (no node was re-added onto a
+// bucket other than its id, or every such node is gone again), Id answers b
+// without reading the table, a random read saved on every lookup. The owner
+// reports each change (Placed, Released) and passes its table to Id.
+class BucketIds {
+ public:
+  uint32_t Id(const uint32_t* table, uint32_t bucket) const noexcept {
+    return moved_ == 0 ? bucket : table[bucket];
+  }
+  void Placed(uint32_t bucket, uint32_t id) noexcept { moved_ += bucket != id; }
+  void Released(uint32_t bucket, uint32_t id) noexcept { moved_ -= bucket != id; }
+
+ private:
+  size_t moved_ = 0;  // working buckets whose node id is not the bucket
+};
+
+// The bucket side of a bucket-based algorithm (anchor, memento, dx): the maps
 // bucket -> id (kNoNode on a removed bucket) and id -> bucket (every id ever
 // issued). The nodes given at construction sit on buckets 0..n-1 with ids
 // 0..n-1.
@@ -263,12 +291,16 @@ class BucketMap {
     if (bucket >= bucket_id_.size()) bucket_id_.resize(size_t{bucket} + 1, kNoNode);
     id_bucket_.push_back(bucket);  // id == id_bucket_.size() - 1
     bucket_id_[bucket] = id;
+    ids_.Placed(bucket, id);
   }
   uint32_t BucketOf(uint32_t id) const noexcept { return id_bucket_[id]; }
   // Takes `id` off its bucket.
-  void Release(uint32_t id) noexcept { bucket_id_[id_bucket_[id]] = kNoNode; }
+  void Release(uint32_t id) noexcept {
+    bucket_id_[id_bucket_[id]] = kNoNode;
+    ids_.Released(id_bucket_[id], id);
+  }
   // The node id on a working bucket. REQUIRES: the bucket is working.
-  uint32_t IdAt(uint32_t bucket) const noexcept { return bucket_id_[bucket]; }
+  uint32_t IdAt(uint32_t bucket) const noexcept { return ids_.Id(bucket_id_.data(), bucket); }
   size_t MemoryBytes() const noexcept {
     return (bucket_id_.capacity() + id_bucket_.capacity()) * sizeof(uint32_t);
   }
@@ -276,6 +308,7 @@ class BucketMap {
  private:
   std::vector<uint32_t> bucket_id_;  // bucket -> node id
   std::vector<uint32_t> id_bucket_;  // node id -> bucket
+  BucketIds ids_;                    // the lookups' shortcut over bucket_id_
 };
 
 }  // namespace chsim::algorithms_internal

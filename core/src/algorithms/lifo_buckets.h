@@ -33,8 +33,7 @@ class LifoBuckets final : public AlgorithmBase {
       : AlgorithmBase(spec, nodes, p), fn_(static_cast<uint32_t>(nodes.size())) {}
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    const uint32_t b = fn_(key_hash);
-    return identity_ ? b : ids_[b];
+    return bucket_ids_.Id(ids_.data(), fn_(key_hash));
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
@@ -44,17 +43,19 @@ class LifoBuckets final : public AlgorithmBase {
   size_t MemoryBytes() const noexcept override { return IdBytes(); }
 
  private:
-  void OnAdd(const Node&, uint32_t) override { Refit(); }
-  void OnRemove(size_t, uint32_t) override { Refit(); }
-  void Refit() noexcept {
-    fn_ = Fn(static_cast<uint32_t>(ids_.size()));
-    identity_ = ids_.back() + 1 == ids_.size();  // ids ascending and distinct
+  // The new node is bucket n - 1; the removed one was bucket n (`index`).
+  void OnAdd(const Node&, uint32_t id) override {
+    bucket_ids_.Placed(static_cast<uint32_t>(ids_.size() - 1), id);
+    Refit();
   }
+  void OnRemove(size_t index, uint32_t id) override {
+    bucket_ids_.Released(static_cast<uint32_t>(index), id);
+    Refit();
+  }
+  void Refit() noexcept { fn_ = Fn(static_cast<uint32_t>(ids_.size())); }
 
-  Fn fn_;  // the range hash at n = ids_.size()
-  // ids_[b] == b for every bucket (no node re-added after a removal): Locate
-  // skips the id map, a random read of 4n bytes.
-  bool identity_ = true;
+  Fn fn_;                 // the range hash at n = ids_.size()
+  BucketIds bucket_ids_;  // bucket b holds ids_[b]
 };
 
 template <class Fn, const AlgorithmSpec& kSpec>

@@ -109,7 +109,7 @@ class Memento final : public AlgorithmBase {
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     uint32_t b = static_cast<uint32_t>(JumpConsistentHash(key_hash, static_cast<int32_t>(n_)));
-    if (removed_.size() == 0) return IdAt(b);  // no removals: plain jump
+    if (removed_.size() == 0) return buckets_.IdAt(b);  // no removals: plain jump
     uint32_t r = removed_.Replacer(b);
     while (r != kNone) {
       // b was removed leaving r working buckets: rehash into [0, r) seeded by b.
@@ -121,7 +121,7 @@ class Memento final : public AlgorithmBase {
       }
       r = u;  // working (kNone) or removed after the previous one: repeat
     }
-    return IdAt(b);
+    return buckets_.IdAt(b);
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
@@ -135,7 +135,6 @@ class Memento final : public AlgorithmBase {
   void OnAdd(const Node&, uint32_t id) override {
     const uint32_t b = last_removed_;
     buckets_.Place(b, id);  // the only allocation, done first
-    identity_ = identity_ && id == b;
     if (removed_.size() == 0) {
       last_removed_ = b + 1;
     } else {
@@ -156,15 +155,10 @@ class Memento final : public AlgorithmBase {
     buckets_.Release(id);
   }
 
-  uint32_t IdAt(uint32_t b) const noexcept { return identity_ ? b : buckets_.IdAt(b); }
-
   uint32_t n_;             // b-array size (jump's bucket count)
   uint32_t last_removed_;  // next bucket Add restores
   ReplacementMap removed_;
   BucketMap buckets_;  // ids on the working buckets
-  // Every working bucket b holds id b (each Add so far took the bucket equal
-  // to its id): lookups skip the bucket -> id map, a random read of 4n bytes.
-  bool identity_ = true;
 };
 
 }  // namespace
