@@ -9,7 +9,12 @@
 //       <pct>% of the nodes at random (0, 10, 50; the non-zero rows only for
 //       algorithms with arbitrary removal). Counter bytes_per_node:
 //       MemoryBytes / live nodes, i.e. memory per node after the removals.
-//   algo/batch/<name>/nodes:<n>         LocateBatch over 1,024 keys.
+//   algo/batch/<name>/removed:<pct>/nodes:<n>
+//       LocateBatch over 1,024 keys after the same removals (0 and 10).
+//   algo/keyed/<name>/hasher:<h>/nodes:<n>
+//       Locate with the key hash included: each 16-byte key hashed by the
+//       algorithm's key hasher with default parameters (xxh3, or the
+//       profile's for ketama), then located; independent keys.
 //   algo/resize/<name>/op:{add,remove}/nodes:<n>
 //       ns per Add / per Remove at n nodes (items = operations): each
 //       iteration applies up to 64 operations (1 for algorithms that rebuild)
@@ -32,6 +37,7 @@
 #include "bench_common.h"
 #include "chsim/algorithm.h"
 #include "chsim/algorithms/jump.h"
+#include "chsim/hasher.h"
 #include "chsim/node.h"
 
 namespace chsim::bench {
@@ -108,8 +114,8 @@ void BM_Lookup(benchmark::State& state, std::string name, int removed_pct, bool 
   state.counters["bytes_per_node"] = static_cast<double>(a->MemoryBytes()) / a->num_nodes();
 }
 
-void BM_Batch(benchmark::State& state, std::string name) {
-  const Algorithm* a = Cached(state, name, static_cast<size_t>(state.range(0)), 0);
+void BM_Batch(benchmark::State& state, std::string name, int removed_pct) {
+  const Algorithm* a = Cached(state, name, static_cast<size_t>(state.range(0)), removed_pct);
   if (a == nullptr) return;
   const std::vector<uint64_t>& hashes = Hashes();
   std::vector<uint32_t> out(kChunk);
@@ -121,6 +127,21 @@ void BM_Batch(benchmark::State& state, std::string name) {
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
+}
+
+// 16-byte keys, hashed inside the timed loop.
+const KeyPool& Keys16() {
+  static const KeyPool pool = MakeKeys(g_smoke ? 4096 : size_t{1} << 20, 16, 16);
+  return pool;
+}
+
+void BM_Keyed(benchmark::State& state, std::string name, const Hasher* hasher) {
+  const Algorithm* a = Cached(state, name, static_cast<size_t>(state.range(0)), 0);
+  if (a == nullptr) return;
+  const KeyPool& pool = Keys16();
+  RunItems<false>(state, pool.mask, [&](size_t i) -> uint64_t {
+    return a->Locate(hasher->fn(pool.keys[i].data(), pool.keys[i].size()));
+  });
 }
 
 void BM_Resize(benchmark::State& state, std::string name, bool add) {
@@ -183,7 +204,7 @@ void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
   const std::vector<uint64_t>& hashes = Hashes();
   const std::vector<uint32_t> ids = a->live_ids();  // bucket -> id, as the algorithm maps
   if (via == Via::kBatch) {
-    BM_Batch(state, name);
+    BM_Batch(state, name, 0);
     return;
   }
   if (via == Via::kInline) {
@@ -214,9 +235,18 @@ void Register() {
         Tune(b->ArgName("nodes"));
       }
     }
-    auto* b = benchmark::RegisterBenchmark(("algo/batch/" + name).c_str(), BM_Batch, name);
-    for (int64_t n : Sizes()) b->Arg(n);
-    Tune(b->ArgName("nodes"));
+    for (int removed : {0, 10}) {
+      if (removed > 0 && !spec->capabilities.arbitrary_removal) continue;
+      const std::string bm = "algo/batch/" + name + "/removed:" + std::to_string(removed);
+      auto* b = benchmark::RegisterBenchmark(bm.c_str(), BM_Batch, name, removed);
+      for (int64_t n : Sizes()) b->Arg(n);
+      Tune(b->ArgName("nodes"));
+    }
+    const Hasher& hasher = GetHasher(spec->KeyHasher(spec->Resolve({})));
+    const std::string keyed = "algo/keyed/" + name + "/hasher:" + std::string(hasher.name);
+    auto* k = benchmark::RegisterBenchmark(keyed.c_str(), BM_Keyed, name, &hasher);
+    for (int64_t n : Sizes()) k->Arg(n);
+    Tune(k->ArgName("nodes"));
   }
   for (const AlgorithmSpec* spec : AllAlgorithms()) {
     const std::string name(spec->name);

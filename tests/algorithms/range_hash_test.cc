@@ -8,7 +8,12 @@
 //   only for a real bias;
 // - monotonicity: growing n by one moves keys only to the new bucket, all
 //   the way from 1 to 300 buckets, and removing it restores every key;
-// - the LIFO contract: a middle node is refused, nothing changes.
+// - the LIFO contract: a middle node is refused, nothing changes;
+// - LocateBatch equals Locate key for key, at sizes around powers of two,
+//   over batches that are no multiple of a vector or a block, and after a
+//   re-add has moved an id off its bucket. power's LocateBatch runs its first
+//   stage in vector lanes: CTest runs this case again with CHSIM_SIMD=avx2
+//   and =portable (tests.cmake), so every level the CPU has is compared.
 // Each case takes well under a second.
 #include <gtest/gtest.h>
 
@@ -118,6 +123,27 @@ TEST_P(RangeHash, RemovesOnlyTheLastNode) {
   auto weighted = MakeNumberedNodes(3);
   weighted[1].weight = 2;
   EXPECT_THROW(MakeAlgorithm(GetParam(), weighted), Unsupported);
+}
+
+TEST_P(RangeHash, LocateBatchEqualsLocate) {
+  const auto keys = RandomHashes(4099, 14);  // 16 blocks of 256 and 3 keys
+  std::vector<uint32_t> out(keys.size());
+  for (uint32_t n : {1u, 2u, 3u, 7u, 8u, 9u, 64u, 65u, 1000u, 1024u, 100000u}) {
+    auto a = MakeAlgorithm(GetParam(), MakeNumberedNodes(n));
+    for (int pass = 0; pass < 2; ++pass) {
+      for (size_t count : {keys.size(), size_t{13}}) {
+        const std::span<const uint64_t> some(keys.data(), count);
+        a->LocateBatch(some, out);
+        for (size_t i = 0; i < count; ++i) {
+          ASSERT_EQ(out[i], a->Locate(keys[i])) << GetParam() << " n=" << n << " key " << i;
+        }
+      }
+      // The last node leaves and a new one takes its bucket under a new id.
+      if (n == 1) break;
+      a->Remove(a->live_ids().back());
+      a->Add(MakeNumberedNodes(1, n + static_cast<uint32_t>(pass))[0]);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RangeHash,

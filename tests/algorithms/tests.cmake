@@ -18,6 +18,14 @@ add_test(NAME algorithms.cli_list_shows_algorithms
          COMMAND ${CHSIM_PYTHON} ${_expect} --exit 0
                  --stdout "  memento [^\n]*\n[^\n]*parameters: [^\n]*\n[^\n]*capabilities: arbitrary removal"
                  -- $<TARGET_FILE:chsim> list)
+# power's LocateBatch runs in vector lanes at the widest SIMD level the CPU
+# has: the same comparison with Locate at each narrower level.
+foreach(_level avx2 portable)
+  add_test(NAME algorithms.cli_range_batch_simd_${_level}
+           COMMAND chsim_algorithms_tests --gtest_filter=All/RangeHash.LocateBatchEqualsLocate/*)
+  set_tests_properties(algorithms.cli_range_batch_simd_${_level} PROPERTIES
+                       ENVIRONMENT CHSIM_SIMD=${_level})
+endforeach()
 get_property(_alg_tests DIRECTORY PROPERTY TESTS)
 list(FILTER _alg_tests INCLUDE REGEX "^algorithms\\.cli_")
 set_tests_properties(${_alg_tests} PROPERTIES LABELS algorithms TIMEOUT ${CHSIM_HANG_S})

@@ -268,6 +268,11 @@ class BucketIds {
   uint32_t Id(const uint32_t* table, uint32_t bucket) const noexcept {
     return moved_ == 0 ? bucket : table[bucket];
   }
+  // ids[i] = Id(table, ids[i]) for every i.
+  void MapInPlace(const uint32_t* table, std::span<uint32_t> ids) const noexcept {
+    if (moved_ == 0) return;
+    for (uint32_t& id : ids) id = table[id];
+  }
   void Placed(uint32_t bucket, uint32_t id) noexcept { moved_ += bucket != id; }
   void Released(uint32_t bucket, uint32_t id) noexcept { moved_ -= bucket != id; }
 

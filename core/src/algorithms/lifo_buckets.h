@@ -12,7 +12,9 @@
 // Fn is a small value type: Fn(n) precomputes what a lookup at n buckets
 // needs (masks, powers of two) and `uint32_t operator()(uint64_t key) const
 // noexcept` answers. Lookups are noexcept, allocation-free and devirtualized
-// in LocateBatch (devirtualize.h). An algorithm file is then its Fn and
+// in LocateBatch (devirtualize.h); an Fn may also define `void
+// Batch(std::span<const uint64_t> keys, std::span<uint32_t> buckets) const
+// noexcept` (buckets[i] = (*this)(keys[i])), which LocateBatch then uses. An algorithm file is then its Fn and
 //   extern const AlgorithmSpec kXxxSpec;
 //   constinit const AlgorithmSpec kXxxSpec = LifoSpec({.name = ..., .summary =
 //       ..., .paper = ..., .year = ..., .make = MakeLifo<XxxFn, kXxxSpec>});
@@ -37,7 +39,12 @@ class LifoBuckets final : public AlgorithmBase {
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
-    LocateEach(*this, hashes, out);
+    if constexpr (requires { fn_.Batch(hashes, out); }) {
+      fn_.Batch(hashes, out);
+      bucket_ids_.MapInPlace(ids_.data(), out.first(hashes.size()));
+    } else {
+      LocateEach(*this, hashes, out);
+    }
   }
   // The id map; the function has no state.
   size_t MemoryBytes() const noexcept override { return IdBytes(); }

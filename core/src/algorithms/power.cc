@@ -21,15 +21,44 @@
 // The key hash is spread once with Mix64 (so 32-bit key hashers work too);
 // the hash of (key, j) is Mix2(key, j) and g's uniforms are a SplitMix64
 // stream seeded from the key (chsim/splitmix.h), independent of f's bits.
+//
+// Cost: with the key hash given, a lookup is three Mix64 (the spread key,
+// then Mix2) when f(key, m) < n, and the walk g besides for the other keys:
+// a fraction 1 - n/m of them, largest just above a power of two. LocateBatch
+// runs f over 4 or 8 keys at once in vector lanes (simd/power_lanes.h, AVX2
+// or AVX-512 as the CPU has and CHSIM_SIMD allows), then finishes the keys
+// that need g with the scalar code.
+#include <algorithm>
 #include <bit>
 
+#include "chsim/simd.h"
 #include "lifo_buckets.h"
 
 namespace chsim::algorithms_internal {
 
 extern const AlgorithmSpec kPowerSpec;
 
+// f(key, m) in vector lanes (simd/power_avx2.cc, simd/power_avx512.cc):
+// k[i] = Mix64(hashes[i]), f[i] = PowerF(k[i], mask) for i < count, a
+// multiple of 8.
+using PowerFirstStageFn = void (*)(const uint64_t* hashes, size_t count, uint32_t mask,
+                                   uint64_t* k, uint32_t* f) noexcept;
+void PowerFirstStageAvx2(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
+void PowerFirstStageAvx512(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
+
 namespace {
+
+// The widest kernel the CPU has and CHSIM_SIMD allows; null: scalar only.
+PowerFirstStageFn ChooseFirstStage() noexcept {
+#if defined(__x86_64__)
+  const SimdLevel level = MaxSimdLevel();
+  if (level >= SimdLevel::kAvx512 && __builtin_cpu_supports("avx512dq")) {
+    return PowerFirstStageAvx512;
+  }
+  if (level >= SimdLevel::kAvx2) return PowerFirstStageAvx2;
+#endif
+  return nullptr;
+}
 
 // f(key, m) with mask = m - 1 (Section VI.A).
 inline uint32_t PowerF(uint64_t k, uint32_t mask) noexcept {
@@ -61,9 +90,28 @@ struct PowerFn {
     const uint64_t k = Mix64(key_hash);
     const uint32_t r1 = PowerF(k, mask);
     if (r1 < n) return r1;
+    return SecondStage(k);
+  }
+  // The answer for spread key k when f(k, m) >= n.
+  uint32_t SecondStage(uint64_t k) const noexcept {
     const uint32_t r2 = PowerG(k, n, half_mask);
     if (r2 > half_mask) return r2;
     return PowerF(k, half_mask);
+  }
+  // out[i] = (*this)(hashes[i]), f of blocks of keys in vector lanes.
+  void Batch(std::span<const uint64_t> hashes, std::span<uint32_t> out) const noexcept {
+    static const PowerFirstStageFn first = ChooseFirstStage();
+    constexpr size_t kBlock = 256;
+    uint64_t k[kBlock];
+    for (size_t i = 0; i < hashes.size(); i += kBlock) {
+      const size_t count = std::min(kBlock, hashes.size() - i);
+      const size_t lanes = first == nullptr ? 0 : count & ~size_t{7};
+      if (lanes > 0) first(hashes.data() + i, lanes, mask, k, out.data() + i);
+      for (size_t j = 0; j < lanes; ++j) {
+        if (out[i + j] >= n) out[i + j] = SecondStage(k[j]);
+      }
+      for (size_t j = lanes; j < count; ++j) out[i + j] = (*this)(hashes[i + j]);
+    }
   }
   uint32_t n, mask, half_mask;  // mask = m - 1, half_mask = m/2 - 1
 };
