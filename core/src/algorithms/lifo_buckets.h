@@ -14,7 +14,8 @@
 // noexcept` answers. Lookups are noexcept, allocation-free and devirtualized
 // in LocateBatch (devirtualize.h); an Fn may also define `void
 // Batch(std::span<const uint64_t> keys, std::span<uint32_t> buckets) const
-// noexcept` (buckets[i] = (*this)(keys[i])), which LocateBatch then uses. An algorithm file is then its Fn and
+// noexcept` (buckets[i] = (*this)(keys[i])), which LocateBatch then uses. An algorithm file is then
+// its Fn and
 //   extern const AlgorithmSpec kXxxSpec;
 //   constinit const AlgorithmSpec kXxxSpec = LifoSpec({.name = ..., .summary =
 //       ..., .paper = ..., .year = ..., .make = MakeLifo<XxxFn, kXxxSpec>});

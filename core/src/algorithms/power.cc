@@ -41,8 +41,8 @@ extern const AlgorithmSpec kPowerSpec;
 // f(key, m) in vector lanes (simd/power_avx2.cc, simd/power_avx512.cc):
 // k[i] = Mix64(hashes[i]), f[i] = PowerF(k[i], mask) for i < count, a
 // multiple of 8.
-using PowerFirstStageFn = void (*)(const uint64_t* hashes, size_t count, uint32_t mask,
-                                   uint64_t* k, uint32_t* f) noexcept;
+using PowerFirstStageFn = void (*)(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k,
+                                   uint32_t* f) noexcept;
 void PowerFirstStageAvx2(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
 void PowerFirstStageAvx512(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
 
