@@ -25,11 +25,19 @@
 //       what the Algorithm interface costs: the same function inlined in the
 //       loop, called per key through the interface (a virtual call), and
 //       through one LocateBatch call per 1,024 keys (devirtualized inside).
+//   algo/grid/<name>/nodes:<n>
+//       With --chsim_grid only: the tput lookup (nothing removed) at 35 node
+//       counts from 2^16 to 2^18, 16 per doubling (2^(16 + i/16), rounded)
+//       and 2^16 + 1, 2^17 + 1, where the range hashes' cost rises and falls
+//       with n's place between two powers of two (scripts/lookup-vs-n plots
+//       it).
 // Nodes: 10^3, 10^4, 10^5, 10^6 (10^3 with --chsim_smoke). Structures that an
 // algorithm refuses at a size (e.g. maglev's default table below n) are
 // skipped with the algorithm's message. Initialisation time and bytes per node
 // of a fresh structure: chsim_build_benchmark (build/algo:<name>).
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +50,19 @@
 
 namespace chsim::bench {
 namespace {
+
+bool g_grid = false;  // --chsim_grid
+
+// 2^(16 + i/16) for i = 0..32, rounded, and 2^16 + 1, 2^17 + 1 (where the
+// range hashes are slowest), ascending (2^16 and 2^18 with --chsim_smoke).
+std::vector<int64_t> GridSizes() {
+  std::vector<int64_t> n;
+  for (int i = 0; i <= 32; i += g_smoke ? 32 : 1) {
+    n.push_back(static_cast<int64_t>(std::llround(std::exp2(16.0 + i / 16.0))));
+    if (!g_smoke && i % 16 == 0 && i < 32) n.push_back(n.back() + 1);
+  }
+  return n;
+}
 
 std::vector<int64_t> Sizes() {
   if (g_smoke) return {1000};
@@ -257,6 +278,14 @@ void Register() {
       Tune(b->ArgName("nodes")->Iterations(spec->capabilities.incremental ? 20 : 3));
     }
   }
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (!g_grid) break;
+    const std::string name(spec->name);
+    auto* b =
+        benchmark::RegisterBenchmark(("algo/grid/" + name).c_str(), BM_Lookup, name, 0, false);
+    for (int64_t n : GridSizes()) b->Arg(n);
+    Tune(b->ArgName("nodes"));
+  }
   // The interface's cost, on the cheapest lookup (modulo) and on jump.
   auto modulo = [](uint64_t h, size_t n) { return static_cast<size_t>(h % n); };
   auto jump = [](uint64_t h, size_t n) {
@@ -280,6 +309,16 @@ void Register() {
 }  // namespace chsim::bench
 
 int main(int argc, char** argv) {
+  int out = 1;  // strip --chsim_grid
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--chsim_grid") == 0) {
+      chsim::bench::g_grid = true;
+    } else {
+      argv[out++] = argv[i];
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
   chsim::bench::ParseCommonFlags(&argc, argv);
   chsim::bench::Register();
   return chsim::bench::RunBenchmarks(argc, argv);

@@ -4,12 +4,4 @@
 // allows AVX-512 (power.cc).
 #include "power_lanes.h"
 
-namespace chsim::algorithms_internal {
-
-void PowerFirstStageAvx512(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k,
-                           uint32_t* f) noexcept {
-  typedef uint64_t V8 __attribute__((vector_size(64)));
-  PowerFirstStageLanes<V8>(hashes, count, mask, k, f);
-}
-
-}  // namespace chsim::algorithms_internal
+CHSIM_POWER_DEFINE_FIRST_STAGE(Avx512, 64)

@@ -56,4 +56,15 @@ inline void PowerFirstStageLanes(const uint64_t* hashes, size_t count, uint32_t 
 
 }  // namespace
 
+// Defines chsim::algorithms_internal::PowerFirstStage<Name>(hashes, count,
+// mask, k, f) over `bytes`-wide vectors, for power.cc's dispatcher.
+#define CHSIM_POWER_DEFINE_FIRST_STAGE(Name, bytes)                                            \
+  namespace chsim::algorithms_internal {                                                       \
+  void PowerFirstStage##Name(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k, \
+                             uint32_t* f) noexcept {                                           \
+    typedef uint64_t V __attribute__((vector_size(bytes)));                                    \
+    PowerFirstStageLanes<V>(hashes, count, mask, k, f);                                        \
+  }                                                                                            \
+  }
+
 #endif  // CHSIM_CORE_SRC_ALGORITHMS_SIMD_POWER_LANES_H_
