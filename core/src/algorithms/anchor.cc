@@ -35,19 +35,20 @@
 // Lookup state. GETBUCKET reads only A (and K on a translation). The paper's
 // initialization (INITANCHOR) removes buckets a-1, a-2, ..., n in that order,
 // so A[b] = b and K[b] = b on each; ADDBUCKET restores them lowest first, and
-// only after every bucket removed later. So the buckets at or above `tail_`
-// (the lowest initial removal not restored yet) keep A[b] = b, and a key on
-// such a bucket moves to h_b(k) mod b with no translation: every bucket below
-// b has A < b (later removals record |W| <= tail_ <= b). GETBUCKET walks the
-// tail with arithmetic alone and reads A once, below tail_: one random read
-// per key with nothing removed since the build, where the paper's loop reads
-// A at every step (half the keys start in the tail at the default capacity
-// 2n). The first tail step is computed before the branch that needs it and
+// only after every bucket removed later. So the buckets at or above the tail
+// of R (the lowest initial removal not restored yet; RestoreStack holds the
+// tail implicitly) keep A[b] = b, and a key on such a bucket moves to h_b(k)
+// mod b with no translation: every bucket below b has A < b (later removals
+// record |W| <= tail <= b). GETBUCKET walks the tail with arithmetic alone,
+// then tests the bucket it reaches in a bitset of the working buckets (A[b] =
+// 0), 1 bit per bucket: 256 KB at a = 2 * 10^6, where A is 8 MB; it reads A
+// and K only from a bucket removed since the build. The paper's loop reads A
+// at every step, and half the keys start in the tail at the default capacity
+// 2n. The first tail step is computed before the branch that needs it and
 // selected without a branch, since where a key starts is a coin flip; the
-// loop after it runs for ~15% of keys. The bucket it reaches is the one A
-// read: LocateBatch computes it for a group of keys and prefetches their A
-// entries before reading any (devirtualize.h, LocateInGroups), so at 10^6
-// nodes the reads overlap. The arrays keep the paper's full state
+// loop after it runs for ~15% of keys. LocateBatch computes the bucket to
+// test for a group of keys and prefetches their bits before testing any
+// (devirtualize.h, LocateInGroups). The arrays keep the paper's full state
 // (tests/algorithms/anchor_test.cc checks every key against a direct
 // transcription of Algorithm 3 over random adds and removals).
 #include "devirtualize.h"
@@ -64,13 +65,14 @@ class Anchor final : public AlgorithmBase {
   Anchor(std::span<const Node> nodes, const Params& p)
       : AlgorithmBase(kAnchorSpec, nodes, p, LiveList::kUnordered),
         a_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
-        tail_(static_cast<uint32_t>(nodes.size())),
-        n_(tail_),
+        n_(static_cast<uint32_t>(nodes.size())),
         A_(a_, 0),
         K_(a_),
         L_(a_),
         W_(a_),
-        buckets_(nodes.size(), a_) {
+        R_(n_),
+        working_(a_, n_),
+        buckets_(nodes.size()) {
     for (uint32_t b = 0; b < a_; ++b) K_[b] = L_[b] = W_[b] = b;
     for (uint32_t b = n_; b < a_; ++b) A_[b] = b;  // INITANCHOR: removed in order a-1..n
   }
@@ -82,8 +84,8 @@ class Anchor final : public AlgorithmBase {
   }
 
   // A lookup's two halves (devirtualize.h): the key, and the bucket that
-  // GETBUCKET reads first (its start, or the first step from a start in the
-  // tail), whose A entry is prefetched.
+  // GETBUCKET tests first (its start, or the first step from a start in the
+  // tail), whose working bit is prefetched.
   struct Started {
     uint64_t k;
     uint32_t b;
@@ -91,36 +93,30 @@ class Anchor final : public AlgorithmBase {
   Started Start(uint64_t key_hash) const noexcept {
     const uint64_t k = Mix64(key_hash);
     const uint32_t b = FirstStep(k);
-    __builtin_prefetch(&A_[b]);  // b < a: in bounds
+    working_.Prefetch(b);  // b < a: in bounds
     return {k, b};
   }
   uint32_t Finish(Started s) const noexcept {
-    // b >= tail_ is tested before A[b], whose read may miss the cache: that
-    // branch resolves at once when mispredicted.
-    if (s.b >= tail_ || A_[s.b] != 0) [[unlikely]] {
+    // b in the tail is tested before the bit, whose read may miss the cache:
+    // that branch resolves at once when mispredicted.
+    if (s.b >= R_.tail() || !working_.Test(s.b)) [[unlikely]] {
       return LocateFrom(s.k, s.b);
     }
     return buckets_.IdAt(s.b);
   }
-  // R is the paper's stack without the tail (held implicitly by tail_).
   size_t MemoryBytes() const noexcept override {
-    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity() + R_.capacity()) *
-               sizeof(uint32_t) +
-           buckets_.MemoryBytes();
+    return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity()) * sizeof(uint32_t) +
+           R_.MemoryBytes() + working_.MemoryBytes() + buckets_.MemoryBytes();
   }
 
  private:
   void OnAdd(const Node&, uint32_t id) override {
     // ADDBUCKET: b <- R.pop(); A[b] <- 0; L[W[N]] <- N; W[L[b]] <- K[b] <- b; N <- N + 1.
-    // R's top is its last explicit entry, else the tail's lowest bucket.
-    // Admit guarantees one; Place is the only allocation, done first.
-    const uint32_t b = R_.empty() ? tail_ : R_.back();
+    // Admit guarantees R is not empty; Place is the only allocation, done first.
+    const uint32_t b = R_.Top();
     buckets_.Place(b, id);
-    if (R_.empty()) {
-      ++tail_;
-    } else {
-      R_.pop_back();
-    }
+    R_.Pop();
+    working_.Set(b);
     A_[b] = 0;
     L_[W_[n_]] = n_;
     W_[L_[b]] = K_[b] = b;
@@ -129,8 +125,9 @@ class Anchor final : public AlgorithmBase {
   void OnRemove(size_t, uint32_t id) override {
     // REMOVEBUCKET: R.push(b); N <- N - 1; A[b] <- N; W[L[b]] <- K[b] <- W[N]; L[W[N]] <- L[b].
     const uint32_t b = buckets_.BucketOf(id);
-    R_.push_back(b);  // the only allocation, done first
+    R_.Push(b);  // the only allocation, done first
     buckets_.Release(id);
+    working_.Clear(b);
     --n_;
     A_[b] = n_;
     W_[L_[b]] = K_[b] = W_[n_];
@@ -148,27 +145,31 @@ class Anchor final : public AlgorithmBase {
   uint32_t FirstStep(uint64_t k) const noexcept {
     const uint32_t start = static_cast<uint32_t>(Bounded(k, a_));
     const uint32_t hop = Hop(k, start, start);  // used only when start is in the tail
-    return Choose(start >= tail_, hop, start);
+    return Choose(start >= R_.tail(), hop, start);
   }
   // Tail steps while b is in the tail (A[b] = b: no read, no translation),
   // then the paper's loop below it, whose steps never reach the tail again
-  // (A[b] <= N <= tail_, and K holds buckets of the working set).
+  // (A[b] <= N <= the tail, and K holds buckets of the working set). A[h] >=
+  // A[b] > 0 only for a removed h: the bit answers for the working ones, so a
+  // translation reads A at b alone unless it meets another removed bucket.
   [[gnu::noinline]] uint32_t LocateFrom(uint64_t k, uint32_t b) const noexcept {
-    while (b >= tail_) b = Hop(k, b, b);
-    while (A_[b] > 0) {
-      uint32_t h = Hop(k, b, A_[b]);
-      while (A_[h] >= A_[b]) h = K_[h];
+    while (b >= R_.tail()) b = Hop(k, b, b);
+    while (!working_.Test(b)) {  // A[b] > 0
+      const uint32_t ab = A_[b];
+      uint32_t h = Hop(k, b, ab);
+      while (!working_.Test(h) && A_[h] >= ab) h = K_[h];
       b = h;
     }
     return buckets_.IdAt(b);
   }
 
   uint32_t a_;
-  uint32_t tail_;  // buckets tail_..a-1: initial removals never restored (A[b] = b)
-  uint32_t n_;     // N: working buckets
+  uint32_t n_;  // N: working buckets
   std::vector<uint32_t> A_, K_, L_, W_;
-  std::vector<uint32_t> R_;  // removed buckets below the tail, last removed at the back
-  BucketMap buckets_;        // ids on the working buckets
+  // R; its tail: the initial removals never restored, A[b] = b on each.
+  RestoreStack R_;
+  WorkingBits working_;  // bit b set <=> A[b] = 0, the test of every lookup
+  BucketMap buckets_;    // ids on the working buckets
 };
 
 void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("anchor", p, step); }
@@ -194,9 +195,10 @@ constinit const AlgorithmSpec kAnchorSpec{
     .balance_bound = 1,
     .memory_bytes =
         [](const Params& p, uint64_t n) {
-          return 20.0 * static_cast<double>(CapacityOf(p, n)) + 4.0 * static_cast<double>(n);
+          return 16.125 * static_cast<double>(CapacityOf(p, n)) + 8.0 * static_cast<double>(n);
         },
-    .memory_doc = "20 bytes per bucket of capacity, 4 per node; 4 more per add or removal",
+    .memory_doc =
+        "16 bytes and 1 bit per bucket of capacity, 8 per node; 4 more per add or removal",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
     .make = MakeAs<Anchor>,

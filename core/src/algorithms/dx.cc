@@ -41,12 +41,9 @@ class Dx final : public AlgorithmBase {
   Dx(std::span<const Node> nodes, const Params& p)
       : AlgorithmBase(kDxSpec, nodes, p, LiveList::kUnordered),
         capacity_(static_cast<uint32_t>(CapacityOf(p, nodes.size()))),
-        working_((size_t{capacity_} + 63) / 64, 0),
-        buckets_(nodes.size(), capacity_) {
-    for (uint32_t b = 0; b < nodes.size(); ++b) Set(b);
-    free_.reserve(capacity_);  // every bucket at most once: Remove never allocates
-    for (uint32_t b = capacity_; b-- > nodes.size();) free_.push_back(b);  // lowest on top
-  }
+        working_(capacity_, nodes.size()),
+        free_(static_cast<uint32_t>(nodes.size())),
+        buckets_(nodes.size()) {}
 
   // The paper's lookup: the first working bucket of the key's sequence,
   // probed two at a time. Probe i depends only on the key and i, so both are
@@ -56,7 +53,7 @@ class Dx final : public AlgorithmBase {
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     for (uint64_t x = key_hash;; x += 2 * kSplitMixGamma) {
       const uint32_t b0 = Probe(x), b1 = Probe(x + kSplitMixGamma);
-      const bool w0 = IsWorking(b0), w1 = IsWorking(b1);
+      const bool w0 = working_.Test(b0), w1 = working_.Test(b1);
       if (w0 | w1) return buckets_.IdAt(Choose(w0, b0, b1));
     }
   }
@@ -65,35 +62,33 @@ class Dx final : public AlgorithmBase {
     LocateEach(*this, hashes, out);
   }
   size_t MemoryBytes() const noexcept override {
-    return working_.capacity() * sizeof(uint64_t) + free_.capacity() * sizeof(uint32_t) +
-           buckets_.MemoryBytes();
+    return working_.MemoryBytes() + free_.MemoryBytes() + buckets_.MemoryBytes();
   }
 
  private:
   // Admit guarantees a free bucket; Place is the only allocation, done first.
   void OnAdd(const Node&, uint32_t id) override {
-    const uint32_t b = free_.back();
+    const uint32_t b = free_.Top();
     buckets_.Place(b, id);
-    free_.pop_back();
-    Set(b);
+    free_.Pop();
+    working_.Set(b);
   }
+  // The push is the only allocation, done first.
   void OnRemove(size_t, uint32_t id) override {
     const uint32_t b = buckets_.BucketOf(id);
+    free_.Push(b);
     buckets_.Release(id);
-    working_[b / 64] &= ~(uint64_t{1} << (b % 64));
-    free_.push_back(b);
+    working_.Clear(b);
   }
   // Bucket of probe x: x is SplitMix64's state, its output Mix64(x).
   uint32_t Probe(uint64_t x) const noexcept {
     return static_cast<uint32_t>(Bounded(Mix64(x), capacity_));
   }
-  bool IsWorking(uint32_t b) const noexcept { return (working_[b / 64] >> (b % 64)) & 1; }
-  void Set(uint32_t b) noexcept { working_[b / 64] |= uint64_t{1} << (b % 64); }
 
   uint32_t capacity_;
-  std::vector<uint64_t> working_;  // the NSArray: bit b set <=> bucket b works
-  std::vector<uint32_t> free_;     // inactive buckets; Add takes the back
-  BucketMap buckets_;              // ids on the working buckets
+  WorkingBits working_;  // the NSArray
+  RestoreStack free_;    // inactive buckets, in the order Add takes them
+  BucketMap buckets_;    // ids on the working buckets
 };
 
 void Admit(const Params& p, const TimelineStep& step) { AdmitCapacity("dx", p, step); }
@@ -119,9 +114,9 @@ constinit const AlgorithmSpec kDxSpec{
     .balance_bound = 1,
     .memory_bytes =
         [](const Params& p, uint64_t n) {
-          return 8.125 * static_cast<double>(CapacityOf(p, n)) + 4.0 * static_cast<double>(n);
+          return 0.125 * static_cast<double>(CapacityOf(p, n)) + 8.0 * static_cast<double>(n);
         },
-    .memory_doc = "8 bytes and 1 bit per bucket of capacity, 4 per node",
+    .memory_doc = "1 bit per bucket of capacity, 8 bytes per node; 4 more per add or removal",
     .key_hasher = KeyHasherOrXxh3,
     .admit = Admit,
     .make = MakeAs<Dx>,

@@ -280,15 +280,61 @@ class BucketIds {
   size_t moved_ = 0;  // working buckets whose node id is not the bucket
 };
 
+// One bit per bucket, set while the bucket works: what a lookup tests first
+// (dx's NSArray; anchor's A[b] = 0), 1/8 byte per bucket, so that at 10^6
+// buckets it stays in a core's cache where a 4-byte array would not.
+class WorkingBits {
+ public:
+  // Buckets 0..working-1 of `buckets` work.
+  WorkingBits(size_t buckets, size_t working) : words_((buckets + 63) / 64, 0) {
+    for (size_t w = 0; w < working / 64; ++w) words_[w] = ~uint64_t{0};
+    if (working % 64 != 0) words_[working / 64] = (uint64_t{1} << (working % 64)) - 1;
+  }
+  bool Test(uint32_t b) const noexcept { return (words_[b / 64] >> (b % 64)) & 1; }
+  void Set(uint32_t b) noexcept { words_[b / 64] |= uint64_t{1} << (b % 64); }
+  void Clear(uint32_t b) noexcept { words_[b / 64] &= ~(uint64_t{1} << (b % 64)); }
+  void Prefetch(uint32_t b) const noexcept { __builtin_prefetch(&words_[b / 64]); }
+  size_t MemoryBytes() const noexcept { return words_.capacity() * sizeof(uint64_t); }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+// The buckets Add restores, in order (anchor's stack R, dx's free list): the
+// last removed first, then the buckets not used since the build, lowest
+// first. Those are held implicitly by the lowest of them (tail): 4 bytes per
+// removal, none per unused bucket. Push may allocate; the rest does not.
+class RestoreStack {
+ public:
+  explicit RestoreStack(uint32_t first_unused) : tail_(first_unused) {}
+  // REQUIRES for Top and Pop: a bucket to restore (the capacity not reached).
+  uint32_t Top() const noexcept { return removed_.empty() ? tail_ : removed_.back(); }
+  void Pop() noexcept {
+    if (removed_.empty()) {
+      ++tail_;
+    } else {
+      removed_.pop_back();
+    }
+  }
+  void Push(uint32_t bucket) { removed_.push_back(bucket); }
+  // Buckets tail()..capacity-1 have not been used since the build.
+  uint32_t tail() const noexcept { return tail_; }
+  size_t MemoryBytes() const noexcept { return removed_.capacity() * sizeof(uint32_t); }
+
+ private:
+  std::vector<uint32_t> removed_;  // removed since the build, last removed at the back
+  uint32_t tail_;
+};
+
 // The bucket side of a bucket-based algorithm (anchor, memento, dx): the maps
-// bucket -> id (kNoNode on a removed bucket) and id -> bucket (every id ever
-// issued). The nodes given at construction sit on buckets 0..n-1 with ids
-// 0..n-1.
+// bucket -> id (kNoNode on a removed bucket; as long as the highest bucket
+// that ever held a node) and id -> bucket (every id ever issued). The nodes
+// given at construction sit on buckets 0..n-1 with ids 0..n-1.
 class BucketMap {
  public:
   static constexpr uint32_t kNoNode = UINT32_MAX;
 
-  BucketMap(size_t nodes, size_t buckets) : bucket_id_(std::max(buckets, nodes), kNoNode) {
+  explicit BucketMap(size_t nodes) : bucket_id_(nodes) {
     for (uint32_t b = 0; b < nodes; ++b) bucket_id_[b] = b, id_bucket_.push_back(b);
   }
   // Puts `id` (the next id issued) on the free `bucket`.

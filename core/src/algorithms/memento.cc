@@ -105,7 +105,7 @@ class Memento final : public AlgorithmBase {
       : AlgorithmBase(kMementoSpec, nodes, p, LiveList::kUnordered),
         n_(static_cast<uint32_t>(nodes.size())),
         last_removed_(n_),
-        buckets_(nodes.size(), nodes.size()) {}
+        buckets_(nodes.size()) {}
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     uint32_t b = static_cast<uint32_t>(JumpConsistentHash(key_hash, static_cast<int32_t>(n_)));
