@@ -25,6 +25,12 @@
 //       what the Algorithm interface costs: the same function inlined in the
 //       loop, called per key through the interface (a virtual call), and
 //       through one LocateBatch call per 1,024 keys (devirtualized inside).
+//   algo/floor/power/nodes:<n>
+//       The three Mix64 that power's answer needs per key on its common path
+//       (the spread key k, then Mix64(Mix64(k) ^ j)), inlined in the loop with
+//       no call and nothing else: a floor under any implementation of
+//       power's mapping on one core (scripts/compare-reference prints it
+//       beside the reference engine).
 //   algo/grid/<name>/nodes:<n>
 //       With --chsim_grid only: the tput lookup (nothing removed) at 35 node
 //       counts from 2^16 to 2^18, 16 per doubling (2^(16 + i/16), rounded)
@@ -36,6 +42,7 @@
 // skipped with the algorithm's message. Initialisation time and bytes per node
 // of a fresh structure: chsim_build_benchmark (build/algo:<name>).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -165,6 +172,17 @@ void BM_Keyed(benchmark::State& state, std::string name, const Hasher* hasher) {
   });
 }
 
+void BM_PowerFloor(benchmark::State& state) {
+  const uint32_t mask =
+      static_cast<uint32_t>(std::bit_ceil(static_cast<uint64_t>(state.range(0)))) - 1;
+  const std::vector<uint64_t>& hashes = Hashes();
+  RunItems<false>(state, hashes.size() - 1, [&](size_t i) -> uint64_t {
+    const uint64_t k = Mix64(hashes[i]);
+    const int j = std::bit_width((static_cast<uint32_t>(k) & mask) | 1u) - 1;
+    return Mix64(Mix64(k) ^ static_cast<uint64_t>(j));
+  });
+}
+
 void BM_Resize(benchmark::State& state, std::string name, bool add) {
   const size_t n = static_cast<size_t>(state.range(0));
   try {
@@ -278,6 +296,9 @@ void Register() {
       Tune(b->ArgName("nodes")->Iterations(spec->capabilities.incremental ? 20 : 3));
     }
   }
+  auto* floor = benchmark::RegisterBenchmark("algo/floor/power", BM_PowerFloor);
+  for (int64_t n : Sizes()) floor->Arg(n);
+  Tune(floor->ArgName("nodes"));
   for (const AlgorithmSpec* spec : AllAlgorithms()) {
     if (!g_grid) break;
     const std::string name(spec->name);
