@@ -3,8 +3,9 @@
 // and the stack R of removed buckets, all `capacity` long, updated by
 // ADDBUCKET / REMOVEBUCKET and read by GETBUCKET with chsim's hashes (the key
 // spread by Mix64, h_b(k) = Mix64(k ^ Mix64(b)), Lemire's Bounded). chsim's
-// anchor keeps a smaller lookup state (the never-restored tail of initial
-// removals is implicit); over random sequences of adds and removals, at
+// anchor looks up differently (the never-restored tail of initial removals
+// walked by arithmetic, a bitset of the working buckets tested before A, the
+// batch in prefetched groups); over random sequences of adds and removals, at
 // several capacities, every key must still land on the transcription's
 // bucket, through Locate and LocateBatch alike.
 #include <gtest/gtest.h>
