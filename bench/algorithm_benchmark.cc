@@ -112,19 +112,24 @@ std::unique_ptr<Algorithm> Build(const std::string& name, size_t n, int removed_
 }
 
 // One-slot cache: benchmarks run in registration order, grouped by structure.
+// A structure the algorithm refuses skips every benchmark that asks for it
+// (repetitions and the rows after the first included), with the refusal.
 Algorithm* Cached(benchmark::State& state, const std::string& name, size_t n, int removed_pct) {
   static std::string key;
   static std::unique_ptr<Algorithm> a;
+  static std::string refusal;
   const std::string want = name + "/" + std::to_string(n) + "/" + std::to_string(removed_pct);
   if (key != want) {
     a.reset();
+    refusal.clear();
     key = want;
     try {
       a = Build(name, n, removed_pct);
     } catch (const std::exception& e) {
-      state.SkipWithError(e.what());
+      refusal = e.what();
     }
   }
+  if (a == nullptr) state.SkipWithError(refusal.c_str());
   return a.get();
 }
 
