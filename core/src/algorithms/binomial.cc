@@ -27,7 +27,7 @@
 //
 // Cost against n: step 1 answers every key when n is a power of two; just
 // above one, about half the keys go on to the retries and step 3. Measured
-// over n = 2^16..2^18 (35 sizes, scripts/lookup-vs-n; docs/performance.md
+// over n = 2^16..2^18 (35 sizes, scripts/lookup-vs-n; docs/reference-engines.md
 // has the figure and the machine): 5.6 ns per lookup at 2^17, 25.0 ns at
 // 2^16 + 1 (4.4x).
 #include <bit>

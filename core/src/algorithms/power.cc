@@ -30,7 +30,7 @@
 // that need g with the scalar code.
 // Against n, the cost follows the share of keys that take g: none at a power
 // of two, most just above one. Measured over n = 2^16..2^18 (35 sizes,
-// scripts/lookup-vs-n; docs/performance.md has the figure and the machine):
+// scripts/lookup-vs-n; docs/reference-engines.md has the figure and the machine):
 // 4.7 ns per lookup at 2^17, 20.1 ns at 142,935 (4.2x).
 #include <algorithm>
 #include <bit>
