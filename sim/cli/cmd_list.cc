@@ -110,10 +110,10 @@ void AddListCommand(CLI::App& app) {
                 "algorithm specs");
   static CLI::Option* table =
       cmd->add_option("--markdown", markdown,
-                      "print one of README.md's tables, made from the specs: algorithms "
-                      "(alone: the default), workloads or limits")
+                      "print a table of README.md (algorithms, alone: the default; workloads; "
+                      "limits) or results/README.md (metrics), made from the specs")
           ->expected(0, 1)
-          ->check(CLI::IsMember({"algorithms", "workloads", "limits"}));
+          ->check(CLI::IsMember({"algorithms", "workloads", "limits", "metrics"}));
   cmd->callback([] {
     if (table->count() > 0 && markdown.empty()) markdown = "algorithms";
     if (json) {
@@ -126,6 +126,8 @@ void AddListCommand(CLI::App& app) {
       std::fputs(sim::WorkloadListMarkdown().c_str(), stdout);
     } else if (markdown == "limits") {
       std::fputs(sim::LimitsTableMarkdown().c_str(), stdout);
+    } else if (markdown == "metrics") {
+      std::fputs(sim::MetricTableMarkdown().c_str(), stdout);
     } else {
       List();
     }

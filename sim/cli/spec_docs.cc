@@ -117,6 +117,17 @@ std::string WorkloadListMarkdown() {
   return t;
 }
 
+std::string MetricTableMarkdown() {
+  std::string t = "| metric | unit | deterministic | meaning |\n|---|---|---|---|\n";
+  for (const MetricSpec& m : AllMetrics()) {
+    std::string name;
+    AppendCode(m.name, &name);
+    t += "| " + name + " | " + std::string(m.unit) + " | " + (m.deterministic ? "yes" : "no") +
+         " | " + std::string(m.meaning) + " |\n";
+  }
+  return t;
+}
+
 std::string LimitsTableMarkdown() {
   Limits limits;
   limits.Object(ScenarioFields(), "");

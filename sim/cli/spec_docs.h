@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Documentation and data made from the specs and rows, so that they cannot
 // drift from them:
-//   - README.md's algorithm table, workload list and limits table (`chsim list
-//     --markdown TABLE`; a test checks README's copies equal them);
+//   - README.md's algorithm table, workload list and limits table, and
+//     results/README.md's metric table (`chsim list --markdown TABLE`; tests
+//     check the committed copies equal them);
 // scenarios/schema.json is made the same way (scenario.h: FormatScenarioSchema).
 #ifndef CHSIM_SIM_CLI_SPEC_DOCS_H_
 #define CHSIM_SIM_CLI_SPEC_DOCS_H_
@@ -20,10 +21,12 @@ std::string AlgorithmTableMarkdown();
 // One Markdown list item per workload type: name, what a unit is, doc, and
 // its fields (required ones first marked, defaults shown).
 std::string WorkloadListMarkdown();
+// One Markdown table row per metric of the catalog: name, unit,
+// deterministic, meaning (results/README.md's metric table).
+std::string MetricTableMarkdown();
 // One Markdown table row per scenario row that is one of chsim's limits
 // (FieldSpec::limit_doc): the JSON pointer, the bound, why.
 std::string LimitsTableMarkdown();
-
 
 }  // namespace chsim::sim
 
