@@ -36,4 +36,6 @@ void ParallelFor(uint64_t count, unsigned workers,
   if (error) std::rethrow_exception(error);
 }
 
+unsigned DefaultThreads() noexcept { return std::max(1u, std::thread::hardware_concurrency()); }
+
 }  // namespace chsim::sim

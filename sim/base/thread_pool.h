@@ -20,6 +20,9 @@ namespace chsim::sim {
 void ParallelFor(uint64_t count, unsigned workers,
                  const std::function<void(unsigned worker, uint64_t i)>& f);
 
+// The thread count when none is given: one per hardware thread, at least 1.
+unsigned DefaultThreads() noexcept;
+
 }  // namespace chsim::sim
 
 #endif  // CHSIM_SIM_BASE_THREAD_POOL_H_

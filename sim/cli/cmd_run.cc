@@ -14,6 +14,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/interrupt.h"
+#include "sim/base/thread_pool.h"
 #include "sim/cli/commands.h"
 #include "sim/results/provenance.h"
 #include "sim/results/results.h"
@@ -89,7 +90,7 @@ void Run(const RunFlags& f) {
   info.command = g_argv;
   sim::Scenario s = sim::LoadScenario(f.scenario, ParseSeedFlag(f.seed));
   sim::Shard shard = f.shard.empty() ? sim::Shard{} : ParseShard(f.shard);
-  unsigned threads = f.threads ? f.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = f.threads ? f.threads : sim::DefaultThreads();
   std::vector<const sim::CaseSpec*> cases = sim::ShardCases(s, shard);
   if (f.dry_run) {
     const std::vector<sim::CasePlan> plan =
@@ -294,8 +295,7 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
         }
         const sim::Scenario s = sim::LoadScenario(path, ParseSeedFlag(vf->seed));
         const sim::Shard shard = vf->shard.empty() ? sim::Shard{} : ParseShard(vf->shard);
-        const unsigned threads =
-            vf->threads ? vf->threads : std::max(1u, std::thread::hardware_concurrency());
+        const unsigned threads = vf->threads ? vf->threads : sim::DefaultThreads();
         size_t skipped = 0;
         for (const sim::CasePlan& p : sim::PlanScenario(s, {threads, shard, vf->force})) {
           skipped += p.skipped;

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "sim/base/errors.h"
+#include "sim/base/thread_pool.h"
 #include "sim/python/bind.h"
 #include "sim/results/results.h"
 #include "sim/run/plan.h"
@@ -52,7 +53,7 @@ sim::Scenario ReadScenario(py::handle scenario, py::handle seed, std::string* so
 }
 
 unsigned ReadThreads(py::handle threads) {
-  if (threads.is_none()) return std::max(1u, std::thread::hardware_concurrency());
+  if (threads.is_none()) return sim::DefaultThreads();
   return static_cast<unsigned>(ReadUint(threads, "threads", 1, 1024));
 }
 
