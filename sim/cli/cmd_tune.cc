@@ -52,9 +52,9 @@ void AddTuneCommand(CLI::App& app) {
       ->excludes(nodes);
   cmd->add_option("--profile", o->profile, "compatibility profile (default: research ring)");
   cmd->add_option("--hash-algorithm", o->hash_algorithm, "spymemcached hash algorithm");
-  cmd->add_option("--algorithm", o->algorithm,
-                  "ring (points per node, default), maglev (table size), multi_probe (probes)");
-  cmd->add_option("--hasher", o->hasher, "hasher (ring: md5; maglev, multi_probe: xxh3)");
+  cmd->add_option("--algorithm", o->algorithm, sim::TunableAlgorithmsText());
+  cmd->add_option("--hasher", o->hasher,
+                  "node hasher (rings: md5, as Ketama; others: the algorithm's default)");
   cmd->add_option("--max-over-mean", o->max_over_mean, "target max/mean, > 1 (e.g. 1.10)");
   cmd->add_option("--max-excess-churn", o->max_excess_churn,
                   "maglev: target keys moved beyond the removed node's share (e.g. 0.01)");

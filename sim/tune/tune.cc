@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <limits>
 #include <optional>
@@ -12,7 +13,6 @@
 #include <unordered_set>
 
 #include "chsim/algorithm.h"
-#include "chsim/algorithms/maglev.h"
 #include "chsim/ring.h"
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
@@ -113,25 +113,139 @@ void ParallelFor(uint32_t count, int threads, F&& f) {
                    [&f](unsigned, uint64_t i) { f(static_cast<uint32_t>(i)); });
 }
 
-class Tuner {
+// A string from printf-style arguments, whatever its length.
+__attribute__((format(printf, 1, 2))) std::string Format(const char* fmt, ...) {
+  va_list args, again;
+  va_start(args, fmt);
+  va_copy(again, args);
+  const int size = std::vsnprintf(nullptr, 0, fmt, args);
+  va_end(args);
+  std::string out(static_cast<size_t>(std::max(size, 0)) + 1, '\0');
+  std::vsnprintf(out.data(), out.size(), fmt, again);
+  va_end(again);
+  out.pop_back();
+  return out;
+}
+
+// The candidates of a tuned parameter: the multiples of `step` in
+// [min, max] (ring points come in steps of 4 for MD5 digests), those that
+// pass `rule` (a prime table size).
+struct Grid {
+  uint32_t min = 1, max = 1, step = 1;
+  bool (*rule)(uint64_t) = nullptr;
+  // A step down lands on the candidate below its target (else above).
+  bool floor_down = false;
+
+  // The least candidate >= v (the largest there is when none).
+  uint32_t AtLeast(double v) const {
+    const double s = step;
+    uint64_t c = static_cast<uint64_t>(std::ceil(std::max(v, double(min)) / s) * s);
+    while (rule && c <= max && !rule(c)) c += step;
+    return c <= max ? static_cast<uint32_t>(c) : AtMost(max);
+  }
+  // The largest candidate <= v (0 when none).
+  uint32_t AtMost(double v) const {
+    if (v < min) return 0;
+    uint64_t c = static_cast<uint64_t>(std::floor(std::min(v, double(max)) / step) * step);
+    while (rule && c >= min && !rule(c)) c -= step;
+    return c >= min ? static_cast<uint32_t>(c) : 0;
+  }
+};
+
+// What one search found: the highest failing and the least passing candidate
+// checked (0: none), and whether it stopped early (a budget ran out).
+struct Bracket {
+  uint32_t lo = 0, hi = 0;
+  bool stopped = false;
+};
+
+// The one search of tune (docs/design.md#tune): from `start`, steps down while
+// candidates pass and up while they fail, the first `step` (x (1 + step))
+// and each next `widen` times larger (1, 1: halving or doubling; 0.04, 2:
+// 4%, 8%, 16%, ...), until a pass and a fail bracket the answer; then
+// bisection. `passes(v)` returns nullopt to stop the search.
+template <typename Passes>
+Bracket Search(const Grid& g, uint32_t start, double step, double widen, Passes&& passes) {
+  Bracket b;
+  auto check = [&](uint32_t v) {
+    const std::optional<bool> pass = passes(v);
+    if (!pass) b.stopped = true;
+    if (pass) (*pass ? b.hi : b.lo) = v;
+    return pass;
+  };
+  std::optional<bool> pass = check(start);
+  for (uint32_t v = start; pass;) {
+    const bool down = *pass;
+    const uint32_t next = !down          ? g.AtLeast(v * (1 + step))
+                          : g.floor_down ? g.AtMost(v / (1 + step))
+                                         : g.AtLeast(v / (1 + step));
+    if (down ? next >= v || next == 0 : next <= v) break;
+    pass = check(next);
+    if (pass && *pass != down) break;
+    v = next;
+    step *= widen;
+  }
+  while (!b.stopped && b.lo != 0 && b.hi != 0) {
+    uint32_t mid = g.AtLeast((double(b.lo) + b.hi) / 2);
+    if (mid >= b.hi) mid = g.AtMost(b.hi - 1);
+    if (mid <= b.lo || !check(mid)) break;
+  }
+  return b;
+}
+
+// The checks every request gets; `n` nodes, `churn` the objective.
+void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
+  const bool churn = r.objective == TuneObjective::kExcessChurn;
+  if (churn && spec.capabilities.minimal_disruption) {
+    throw UsageError("--max-excess-churn: " + std::string(spec.name) +
+                     " is minimally disruptive (no excess churn to tune)");
+  }
+  if (!(r.target > (churn ? 0.0 : 1.0)) || !std::isfinite(r.target)) {
+    throw UsageError(
+        churn ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
+              : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
+  }
+  if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
+    throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
+  }
+  if (!(r.time_budget_seconds > 0.0)) {
+    throw UsageError(
+        "--time-budget must be a number of seconds > 0, or inf to let --draws "
+        "alone bound the work (got " +
+        std::to_string(r.time_budget_seconds) + ")");
+  }
+  if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
+  for (const Node& node : r.nodes) {
+    if (node.weight != 1 && !spec.capabilities.weights) {
+      throw UsageError(std::string(spec.name) + " has no weights; use an unweighted list");
+    }
+  }
+}
+
+const TuneEstimate* FindEstimate(const TuneResult& res, uint32_t value, const char* method) {
+  const TuneEstimate* found = nullptr;
+  for (const TuneEstimate& e : res.estimates) {
+    if (e.points == value && (method == nullptr || e.method == method)) found = &e;
+  }
+  return found;
+}
+
+// "108 points: 95.3% [94.3, 96.2] of 2000 rings"
+std::string Evidence(const TuneEstimate* e) {
+  if (!e) return "";
+  return Format("%u points: %.1f%% [%.1f, %.1f] of %u rings", e->points, 100 * e->probability,
+                100 * e->ci_low, 100 * e->ci_high, e->draws);
+}
+
+// Points per node of a Ketama ring (the profile's rules; a research ring or a
+// client's): the Gamma model, then the exact check on real rings.
+class RingTuner {
  public:
-  Tuner(const TuneRequest& r, const TuneProgress& progress) : r_(r), progress_(progress) {
-    if (!(r.target > 1.0) || !std::isfinite(r.target)) {
-      throw UsageError("--max-over-mean must be a number > 1 (got " + std::to_string(r.target) +
-                       ")");
-    }
-    if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
-      throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
-    }
-    if (!(r.time_budget_seconds > 0.0)) {
-      throw UsageError(
-          "--time-budget must be a number of seconds > 0, or inf to let --draws "
-          "alone bound the work (got " +
-          std::to_string(r.time_budget_seconds) + ")");
-    }
+  RingTuner(const TuneRequest& r, const AlgorithmSpec& spec, const TuneProgress& progress)
+      : r_(r), progress_(progress) {
     given_ = !r.nodes.empty();
     n_ = given_ ? static_cast<uint32_t>(r.nodes.size()) : r.n;
-    if (n_ < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n_) + ")");
+    CheckRequest(r, spec, n_);
     weights_.assign(n_, 1);
     if (given_) {
       for (uint32_t i = 0; i < n_; ++i) weights_[i] = r.nodes[i].weight;
@@ -139,22 +253,37 @@ class Tuner {
     total_weight_ = 0;
     for (uint32_t w : weights_) total_weight_ += w;
     const Profile& p = r.profile;
-    granularity_ =
+    const ParamSpec& points = TunedParam(spec);
+    grid_.step =
         (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4
                                                                                               : 1;
+    grid_.min = grid_.step;
+    grid_.max = static_cast<uint32_t>(points.max);
   }
 
+  TuneResult Run() {
+    TuneResult res;
+    const double keys_per_node = r_.metric == TuneMetric::kSampled ? double(r_.keys) / n_ : 0;
+    res.analytic = AnalyticPoints(n_, r_.target, r_.confidence, keys_per_node);
+    const uint32_t current = r_.profile.points_per_node;
+    if (given_) return RunGiven(std::move(res), current);
+    res.model_answer = ModelSearch(res);
+    if (res.model_answer != 0) ExactSearch(res.model_answer, res);
+    res.current = Summarize(current, "model", ModelDraws(current), r_.target);
+    res.cost_current = Cost(current);
+    if (res.met) res.cost_answer = Cost(res.answer);
+    res.summary = Summary(res);
+    return res;
+  }
+
+ private:
   bool given_weighted() const {
     for (uint32_t w : weights_)
       if (w != 1) return true;
     return false;
   }
 
-  uint32_t RoundUp(double v) const {
-    double g = granularity_;
-    double x = std::ceil(std::max(v, g) / g) * g;
-    return static_cast<uint32_t>(std::min<double>(x, kTuneMaxPoints));
-  }
+  uint32_t Start(double v) const { return grid_.AtLeast(std::isfinite(v) ? v : grid_.max); }
 
   Profile ProfileWith(uint32_t points) const {
     Profile p = r_.profile;
@@ -256,87 +385,31 @@ class Tuner {
     return c;
   }
 
-  // The least candidate in (lo, hi] that passes, given hi passes and lo fails
-  // (lo = 0: nothing below hi was tried), on the granularity grid.
-  template <typename Passes>
-  uint32_t Bisect(uint32_t lo, uint32_t hi, Passes&& passes) const {
-    while (hi - lo > granularity_) {
-      uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
-      if (mid >= hi) mid = hi - granularity_;
-      if (mid <= lo) break;
-      if (passes(mid))
-        hi = mid;
-      else
-        lo = mid;
-    }
-    return hi;
-  }
-
   void Say(const std::string& s) const {
     if (progress_) progress_(s);
   }
 
-  TuneResult Run() {
-    TuneResult res;
-    const double keys_per_node = r_.metric == TuneMetric::kSampled ? double(r_.keys) / n_ : 0;
-    res.analytic = AnalyticPoints(n_, r_.target, r_.confidence, keys_per_node);
-    const uint32_t current = r_.profile.points_per_node;
-    if (given_) return RunGiven(std::move(res), current);
-    res.model_answer = ModelSearch(res);
-    if (res.model_answer != 0) ExactSearch(res.model_answer, res);
-    res.current = Summarize(current, "model", ModelDraws(current), r_.target);
-    res.cost_current = Cost(current);
-    if (res.met) res.cost_answer = Cost(res.answer);
-    res.summary = Summary(res);
-    return res;
-  }
-
-  // Step 2 of tune.h: the least v the Gamma model passes (0 if none up to
-  // kTuneMaxPoints does), by doubling from the analytic guess, then bisection.
+  // Step 2 of tune.h: the least v the Gamma model passes (0 if none up to the
+  // parameter's limit does), in steps of x2 from the analytic guess.
   uint32_t ModelSearch(TuneResult& res) const {
-    auto model = [&](uint32_t v) {
+    auto model = [&](uint32_t v) -> std::optional<bool> {
       TuneEstimate e = Summarize(v, "model", ModelDraws(v), r_.target);
       res.estimates.push_back(e);
       Say("model v=" + std::to_string(v) +
           ": P(max/mean <= target) = " + std::to_string(e.probability));
       return e.probability >= r_.confidence;
     };
-    // Bracket: lo fails (0: nothing below hi was tried), hi passes.
-    const uint32_t start = RoundUp(std::isfinite(res.analytic) ? res.analytic : kTuneMaxPoints);
-    uint32_t lo = 0, hi = 0;
-    if (model(start)) {
-      hi = start;
-      for (uint32_t v = RoundUp(start / 2.0); v < hi; v = RoundUp(v / 2.0)) {
-        if (!model(v)) {
-          lo = v;
-          break;
-        }
-        hi = v;
-      }
-    } else {
-      for (lo = start; lo < kTuneMaxPoints;) {
-        const uint32_t next = RoundUp(lo * 2.0);
-        if (model(next)) {
-          hi = next;
-          break;
-        }
-        lo = next;
-      }
-    }
-    return hi == 0 ? 0 : Bisect(lo, hi, model);
+    return Search(grid_, Start(res.analytic), 1, 1, model).hi;
   }
 
-  // Step 3 of tune.h: bisection on real rings, every candidate checked over
-  // the same `draws` name sets (common random numbers), starting at the model's
-  // answer; stops when the least passing candidate is found or when the next
-  // candidate would not fit in the time budget.
-  void ExactSearch(uint32_t start, TuneResult& res) const {
+  // The name draws of the exact check: batches doubling in size at `start`
+  // until about 1/6 of the budget is spent (the expected number of
+  // candidates) or max_exact_draws are done.
+  Draws SizeDraws(uint32_t start, double* seconds_per_ring) const {
     using Clock = std::chrono::steady_clock;
     const auto t0 = Clock::now();
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     const int threads = std::max(1, r_.threads);
-    // The first candidate sizes the draws: batches doubling in size until
-    // about 1/kExpectedCandidates of the budget is spent or max_exact_draws reached.
     constexpr double kExpectedCandidates = 6;
     Draws first;
     for (uint32_t done = 0, batch = uint32_t(threads); done < r_.max_exact_draws; batch *= 2) {
@@ -348,62 +421,48 @@ class Tuner {
         break;
       }
     }
+    *seconds_per_ring = std::max(elapsed(), 1e-9) * threads / first.max_over_mean.size();
+    return first;
+  }
+
+  // Step 3 of tune.h: real rings, every candidate over the same name draws,
+  // from the model's answer in steps of 4%, 8%, 16%, ...; stops when the least
+  // passing candidate is found or when the next would overrun the budget.
+  void ExactSearch(uint32_t start, TuneResult& res) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    double ring_seconds = 0;
+    const Draws first = SizeDraws(start, &ring_seconds);
     const uint32_t draws = static_cast<uint32_t>(first.max_over_mean.size());
-    const double ring_seconds = std::max(elapsed(), 1e-9) * threads / draws;
     res.exact_draws = draws;
-    uint32_t lo = 0, hi = 0;  // highest failing, least passing candidate checked (0: none)
-    bool out_of_time = false;
-    int checked = 0;
-    // Checks v; nullopt when its predicted time would overrun the budget.
     auto exact = [&](uint32_t v) -> std::optional<bool> {
-      const double predicted = ring_seconds * double(v) / start * draws / threads;
-      if (checked > 0 && elapsed() + predicted > r_.time_budget_seconds) {
-        out_of_time = true;
-        return std::nullopt;
-      }
+      const double predicted = ring_seconds * double(v) / start * draws / std::max(1, r_.threads);
+      if (v != start && elapsed() + predicted > r_.time_budget_seconds) return std::nullopt;
       Say("exact check v=" + std::to_string(v) + " over " + std::to_string(draws) +
           " drawn name sets");
-      Draws d;
-      if (v == start)
-        d = first;
-      else
-        ExactDraws(v, 0, draws, d);
+      Draws d = first;
+      if (v != start) ExactDraws(v, 0, draws, d);
       TuneEstimate e = Summarize(v, "exact", d, r_.target);
       res.estimates.push_back(e);
-      ++checked;
-      const bool pass = e.probability >= r_.confidence;
-      (pass ? hi : lo) = v;
-      return pass;
+      return e.probability >= r_.confidence;
     };
-    // Bracket around the model's answer with widening steps (4%, 8%, 16%, ...).
-    double step = 0.04;
-    std::optional<bool> pass = exact(start);
-    for (uint32_t v = start; pass.has_value();) {
-      const bool down = *pass;
-      const uint32_t next = down ? RoundUp(v / (1 + step)) : RoundUp(v * (1 + step));
-      if (down ? (lo != 0 || next >= v) : (hi != 0 || next <= v)) break;
-      pass = exact(next);
-      if (pass.has_value() && *pass != down) break;
-      v = next;
-      step *= 2;
-    }
-    while (!out_of_time && hi != 0 && lo != 0 && hi - lo > granularity_) {
-      uint32_t mid = RoundUp((double(lo) + hi) / 2.0);
-      if (mid >= hi) mid = hi - granularity_;
-      if (mid <= lo || !exact(mid).has_value()) break;
-    }
-    res.met = hi != 0;
-    res.answer = hi;
-    // Settled: the least passing candidate is known (its lower neighbour fails,
-    // or it is the least candidate there is), or nothing up to the limit passes.
-    const bool least = hi != 0 && (hi <= granularity_ || (lo != 0 && hi - lo <= granularity_));
-    res.settled = least || (hi == 0 && lo >= kTuneMaxPoints);
+    const Bracket b = Search(grid_, start, 0.04, 2, exact);
+    res.met = b.hi != 0;
+    res.answer = b.hi;
+    // Settled: the least passing candidate is known (no candidate between it
+    // and a failing one), or nothing up to the limit passes.
+    res.settled = b.hi != 0 ? grid_.AtMost(b.hi - 1) <= b.lo : b.lo >= grid_.max;
     if (!res.settled) {
-      res.doubt_low = lo == 0 ? granularity_ : lo + granularity_;
-      res.doubt_high = hi;
+      res.doubt_low = grid_.AtLeast(b.lo + 1);
+      res.doubt_high = b.hi;
     }
   }
 
+  // A given list is deterministic: its own names, one draw per candidate
+  // (max/mean is not strictly monotone in v; the answer is the least checked
+  // whose lower neighbour fails).
   TuneResult RunGiven(TuneResult res, uint32_t current) {
     std::string hottest;
     res.list_max_over_mean = ExactOne(r_.nodes, current, &hottest);
@@ -411,10 +470,7 @@ class Tuner {
     Draws as_is;
     as_is.max_over_mean = {res.list_max_over_mean};
     res.current = Summarize(current, "given-list", as_is, r_.target);
-    // Deterministic for a given list: binary search for the least v that
-    // meets the target (max/mean is not strictly monotone in v; the answer is
-    // checked, and the next candidates above it are reported).
-    auto eval = [&](uint32_t v) {
+    auto eval = [&](uint32_t v) -> std::optional<bool> {
       Draws d;
       d.max_over_mean = {ExactOne(r_.nodes, v, nullptr)};
       TuneEstimate e = Summarize(v, "given-list", d, r_.target);
@@ -422,181 +478,119 @@ class Tuner {
       Say("list v=" + std::to_string(v) + ": max/mean " + std::to_string(d.max_over_mean[0]));
       return d.max_over_mean[0] <= r_.target;
     };
-    uint32_t lo = 0, hi = 0;
-    uint32_t v = RoundUp(std::isfinite(res.analytic) ? res.analytic / 2 : 1000);
-    while (v <= kTuneMaxPoints) {
-      if (eval(v)) {
-        hi = v;
-        break;
-      }
-      lo = v;
-      if (v == kTuneMaxPoints) break;
-      v = RoundUp(v * 2.0);
-    }
-    res.met = hi != 0;
-    if (res.met) {
-      res.answer = Bisect(lo, hi, eval);
-      res.cost_answer = Cost(hi);
-    }
+    const double start = std::isfinite(res.analytic) ? res.analytic / 2 : 1000;
+    const Bracket b = Search(grid_, grid_.AtLeast(start), 1, 1, eval);
+    res.met = b.hi != 0;
+    res.answer = b.hi;
+    if (res.met) res.cost_answer = Cost(b.hi);
     res.cost_current = Cost(current);
     res.summary = Summary(res);
     return res;
   }
 
+  // The client's profile name, or a research ring's hasher.
+  std::string Who() const {
+    if (!r_.profile.key_hasher) return r_.profile.name;
+    const bool research = r_.profile.name == ResearchProfile(*r_.profile.key_hasher, 1).name;
+    return research ? std::string(r_.profile.key_hasher->name) : r_.profile.name;
+  }
+
+  std::string GivenSummary(const TuneResult& res) const {
+    if (!res.met) {
+      return Format(
+          "n=%u, %s: as is max/mean %.3f (hottest %s); no points per node up to %u reach %.3f", n_,
+          Who().c_str(), res.list_max_over_mean, res.hottest_label.c_str(), grid_.max, r_.target);
+    }
+    const TuneEstimate* at = FindEstimate(res, res.answer, nullptr);
+    return Format(
+        "n=%u, %s: this list with %u points per node has max/mean %.3f (hottest %s); %u points "
+        "per node bring it to %.3f <= %.3f",
+        n_, Who().c_str(), r_.profile.points_per_node, res.list_max_over_mean,
+        res.hottest_label.c_str(), res.answer, at ? at->median_max_over_mean : 0.0, r_.target);
+  }
+
   std::string Summary(const TuneResult& res) const {
-    char buf[640];
-    std::string hasher(r_.profile.key_hasher ? r_.profile.key_hasher->name : "?");
-    std::string who = r_.profile.name == "ring" ? hasher : r_.profile.name;
-    if (given_) {
-      if (!res.met) {
-        std::snprintf(buf, sizeof buf,
-                      "n=%u, %s: as is max/mean %.3f (hottest %s); no points per node up to %u "
-                      "reach %.3f",
-                      n_, who.c_str(), res.list_max_over_mean, res.hottest_label.c_str(),
-                      kTuneMaxPoints, r_.target);
-      } else {
-        std::snprintf(buf, sizeof buf,
-                      "n=%u, %s: this list with %u points per node has max/mean %.3f (hottest %s); "
-                      "%u points per node bring it to %.3f <= %.3f",
-                      n_, who.c_str(), r_.profile.points_per_node, res.list_max_over_mean,
-                      res.hottest_label.c_str(), res.answer,
-                      res.estimates.empty() ? 0.0 : [&] {
-                        for (const auto& e : res.estimates)
-                          if (e.points == res.answer) return e.median_max_over_mean;
-                        return 0.0;
-                      }(),
-                      r_.target);
-      }
-      return buf;
-    }
-    const TuneEstimate* at_answer = ExactEstimate(res, res.answer);
-    const TuneEstimate* below =
-        ExactEstimate(res, res.settled ? res.answer - granularity_ : res.doubt_low - granularity_);
+    if (given_) return GivenSummary(res);
+    const std::string who = Who();
     if (!res.met && res.settled) {
-      std::snprintf(buf, sizeof buf,
-                    "n=%u, %s: no points per node up to %u keep max/mean <= %.3f with %.0f%% "
-                    "confidence",
-                    n_, who.c_str(), kTuneMaxPoints, r_.target, 100 * r_.confidence);
-      return buf;
+      return Format(
+          "n=%u, %s: no points per node up to %u keep max/mean <= %.3f with %.0f%% confidence", n_,
+          who.c_str(), grid_.max, r_.target, 100 * r_.confidence);
     }
-    std::string evidence = Evidence(at_answer);
-    if (below) evidence += (evidence.empty() ? "" : "; ") + Evidence(below);
-    char tail[200];
-    std::snprintf(tail, sizeof tail, "model %u, analytic %.0f); %u points give %.3f median",
-                  res.model_answer, res.analytic, res.current.points,
-                  res.current.median_max_over_mean);
+    std::string evidence = Evidence(FindEstimate(res, res.answer, "exact"));
+    const uint32_t below = grid_.AtMost((res.settled ? res.answer : res.doubt_low) - 1.0);
+    if (const TuneEstimate* e = FindEstimate(res, below, "exact")) {
+      evidence += (evidence.empty() ? "" : "; ") + Evidence(e);
+    }
+    const std::string tail =
+        Format("model %u, analytic %.0f); %u points give %.3f median", res.model_answer,
+               res.analytic, res.current.points, res.current.median_max_over_mean);
+    const double pct = 100 * r_.confidence;
     if (res.settled) {
-      std::snprintf(buf, sizeof buf,
-                    "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence "
-                    "(exact check on real rings, rule: observed share >= %.0f%%: %s; %s",
-                    n_, who.c_str(), res.answer, r_.target, 100 * r_.confidence,
-                    100 * r_.confidence, evidence.c_str(), tail);
-    } else if (res.met) {
-      char range[80];
-      if (res.doubt_low > granularity_) {
-        std::snprintf(range, sizeof range, "lie in %u..%u", res.doubt_low, res.doubt_high);
-      } else {
-        std::snprintf(range, sizeof range, "are at most %u (nothing smaller was checked)",
-                      res.doubt_high);
-      }
-      std::snprintf(buf, sizeof buf,
-                    "n=%u, %s: not settled within the %.3g s budget: the least points per node "
-                    "keeping max/mean <= %.2f with %.0f%% confidence %s; %u meets it (exact "
-                    "check: %s; raise --time-budget or lower --draws; %s",
-                    n_, who.c_str(), r_.time_budget_seconds, r_.target, 100 * r_.confidence, range,
-                    res.answer, evidence.c_str(), tail);
-    } else {
-      std::snprintf(buf, sizeof buf,
-                    "n=%u, %s: not settled within the %.3g s budget: keeping max/mean <= %.2f "
-                    "with %.0f%% confidence takes more than %u points per node (exact check: %s; "
-                    "raise --time-budget; %s",
-                    n_, who.c_str(), r_.time_budget_seconds, r_.target, 100 * r_.confidence,
-                    res.doubt_low - granularity_, evidence.c_str(), tail);
+      return Format(
+          "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence (exact check "
+          "on real rings, rule: observed share >= %.0f%%: %s; %s",
+          n_, who.c_str(), res.answer, r_.target, pct, pct, evidence.c_str(), tail.c_str());
     }
-    return buf;
-  }
-
-  static const TuneEstimate* ExactEstimate(const TuneResult& res, uint32_t points) {
-    for (const TuneEstimate& e : res.estimates) {
-      if (e.method == "exact" && e.points == points) return &e;
+    if (res.met) {
+      const std::string range =
+          res.doubt_low > grid_.min
+              ? Format("lie in %u..%u", res.doubt_low, res.doubt_high)
+              : Format("are at most %u (nothing smaller was checked)", res.doubt_high);
+      return Format(
+          "n=%u, %s: not settled within the %.3g s budget: the least points per node keeping "
+          "max/mean <= %.2f with %.0f%% confidence %s; %u meets it (exact check: %s; raise "
+          "--time-budget or lower --draws; %s",
+          n_, who.c_str(), r_.time_budget_seconds, r_.target, pct, range.c_str(), res.answer,
+          evidence.c_str(), tail.c_str());
     }
-    return nullptr;
+    return Format(
+        "n=%u, %s: not settled within the %.3g s budget: keeping max/mean <= %.2f with %.0f%% "
+        "confidence takes more than %u points per node (exact check: %s; raise --time-budget; %s",
+        n_, who.c_str(), r_.time_budget_seconds, r_.target, pct, below, evidence.c_str(),
+        tail.c_str());
   }
 
-  // "108 points: 95.3% [94.3, 96.2] of 2000 rings"
-  static std::string Evidence(const TuneEstimate* e) {
-    if (!e) return "";
-    char part[160];
-    std::snprintf(part, sizeof part, "%u points: %.1f%% [%.1f, %.1f] of %u rings", e->points,
-                  100 * e->probability, 100 * e->ci_low, 100 * e->ci_high, e->draws);
-    return part;
-  }
-
- private:
   const TuneRequest& r_;
   const TuneProgress& progress_;
   bool given_ = false;
   uint32_t n_ = 0;
   std::vector<uint32_t> weights_;
   uint64_t total_weight_ = 0;
-  uint32_t granularity_ = 1;
+  Grid grid_;
 };
 
-// Refuses a maglev or multi_probe request tune cannot answer, naming the flag.
-void CheckAlgorithmRequest(const TuneRequest& r, bool maglev, uint32_t n) {
-  if (!maglev && r.algorithm != "multi_probe") {
-    throw UsageError("--algorithm '" + r.algorithm + "': tune accepts ring, maglev, multi_probe");
-  }
-  const bool churn = r.objective == TuneObjective::kExcessChurn;
-  if (churn && !maglev) throw UsageError("--max-excess-churn applies to --algorithm maglev only");
-  if (!(r.target > (churn ? 0.0 : 1.0)) || !std::isfinite(r.target)) {
-    throw UsageError(
-        churn ? "--max-excess-churn must be a number > 0 (got " + std::to_string(r.target) + ")"
-              : "--max-over-mean must be a number > 1 (got " + std::to_string(r.target) + ")");
-  }
-  if (!(r.confidence > 0.0 && r.confidence < 1.0)) {
-    throw UsageError("--confidence must be in (0, 1) (got " + std::to_string(r.confidence) + ")");
-  }
-  if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
-  for (const Node& node : r.nodes) {
-    if (node.weight != 1 && !maglev)
-      throw UsageError("multi_probe has no weights; use an unweighted list");
-  }
-}
-
-// Maglev table size and multi-probe probe count: exact Monte Carlo over drawn
-// node names (no model), common names across candidates, and a search over
-// the candidate values (primes for maglev, integers for probes) for the least
-// whose observed share within the target reaches the confidence.
-class AlgorithmTuner {
+// Any other algorithm's tuned parameter: exact Monte Carlo over drawn node
+// names (no model), common names across candidates, the spec's grid (e.g.
+// primes), from the spec's first guess in steps of x2.
+class ParamTuner {
  public:
-  AlgorithmTuner(const TuneRequest& r, const TuneProgress& progress)
+  ParamTuner(const TuneRequest& r, const AlgorithmSpec& spec, const TuneProgress& progress)
       : r_(r),
+        spec_(spec),
+        param_(TunedParam(spec)),
         progress_(progress),
-        maglev_(r.algorithm == "maglev"),
         n_(r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size())),
-        draws_(r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1),
-        limit_(maglev_ ? kTuneMaxTableSize : kTuneMaxProbes) {
-    CheckAlgorithmRequest(r, maglev_, n_);
+        draws_(r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1) {
+    CheckRequest(r, spec, n_);
+    grid_.min = static_cast<uint32_t>(std::max(1.0, param_.min));
+    grid_.max = static_cast<uint32_t>(param_.max);
+    grid_.rule = param_.rule;
+    grid_.floor_down = true;
   }
 
   TuneResult Run() {
-    // First guess: maglev spreads entries to floor/ceil(M/n) per backend, so
-    // max/mean ~ 1 + n/M; multi_probe's peak-to-mean falls roughly as 1 + 1/k
-    // (Appleton & O'Reilly 2015 report 1.05 at k = 21); churn starts at 10 n.
-    const double guess = Churn()   ? 10.0 * n_
-                         : maglev_ ? n_ / (r_.target - 1.0)
-                                   : 1.0 / (r_.target - 1.0);
+    const double guess = Churn()            ? 10.0 * n_  // a table 10x the nodes
+                         : spec_.tune_guess ? spec_.tune_guess(n_, r_.target)
+                                            : double(DefaultValue());
     res_.analytic = guess;
-    const uint32_t start = maglev_ ? NextCandidate(uint64_t(std::min<double>(guess, limit_)))
-                                   : std::clamp<uint32_t>(uint32_t(std::ceil(guess)), 1, limit_);
-    uint32_t lo = 0, hi = 0;
-    Bracket(start, &lo, &hi);
-    res_.met = hi != 0;
-    if (res_.met) res_.answer = Bisect(lo, hi);
-    const uint32_t current = maglev_ ? 65537 : 21;
-    const TuneEstimate* known = Find(current);
-    if (known) {
+    auto evaluate = [this](uint32_t v) -> std::optional<bool> { return Evaluate(v); };
+    const Bracket b =
+        Search(grid_, grid_.AtLeast(std::min<double>(guess, grid_.max)), 1, 1, evaluate);
+    res_.met = b.hi != 0;
+    res_.answer = b.hi;
+    const uint32_t current = DefaultValue();
+    if (const TuneEstimate* known = FindEstimate(res_, current, nullptr)) {
       res_.current = *known;
     } else {
       Evaluate(current);
@@ -608,35 +602,46 @@ class AlgorithmTuner {
 
  private:
   bool Churn() const { return r_.objective == TuneObjective::kExcessChurn; }
+  uint32_t DefaultValue() const { return static_cast<uint32_t>(param_.default_number); }
 
   std::vector<Node> Names(uint32_t draw) const {
     return r_.nodes.empty() ? DrawNodeNames(r_.seed, n_, draw) : r_.nodes;
   }
 
-  // Maglev's excess churn on removing node draw % n: entries that moved
-  // beyond those the removed node owned, over the table size.
+  // The parameters of a candidate: the tuned one, and the node hasher when
+  // the algorithm has one.
+  Params With(uint32_t value) const {
+    Params p{{std::string(param_.name), uint64_t{value}}};
+    if (spec_.FindParam("hasher")) p.Set("hasher", r_.hasher);
+    return p;
+  }
+
+  // Keys moved beyond the removed node's (node draw % n), over the hashes
+  // 0..table-1: one key per entry of a table indexed by hash mod its size
+  // (maglev, section 3.4), so the figure is exact.
   static double ExcessChurn(Algorithm& a, uint32_t table, uint32_t victim) {
-    std::vector<uint32_t> before(table);
-    for (uint32_t e = 0; e < table; ++e) before[e] = a.Locate(e);  // maglev: entry e
+    std::vector<uint64_t> hashes(table);
+    for (uint32_t e = 0; e < table; ++e) hashes[e] = e;
+    std::vector<uint32_t> before(table), after(table);
+    a.LocateBatch(hashes, before);
     a.Remove(victim);
+    a.LocateBatch(hashes, after);
     uint64_t moved = 0, minimal = 0;
     for (uint32_t e = 0; e < table; ++e) {
       minimal += before[e] == victim ? 1 : 0;
-      moved += a.Locate(e) != before[e] ? 1 : 0;
+      moved += after[e] != before[e] ? 1 : 0;
     }
     return double(moved - minimal) / table;
   }
 
-  // One draw's figure: max/mean (exact shares for maglev, r.keys sampled keys
-  // for multi_probe), weighted by each node's weight, or maglev's excess churn.
+  // One draw's figure: max/mean over the nodes' weights (exact shares when the
+  // algorithm has them, else r.keys sampled keys), or the excess churn.
   double Figure(uint32_t value, uint32_t draw) const {
     const std::vector<Node> nodes = Names(draw);
-    const Params params{{"hasher", r_.hasher},
-                        {maglev_ ? "table_size" : "probes", uint64_t{value}}};
-    std::unique_ptr<Algorithm> a = MakeAlgorithm(r_.algorithm, nodes, params);
+    std::unique_ptr<Algorithm> a = spec_.Make(nodes, With(value));
     if (Churn()) return ExcessChurn(*a, value, draw % n_);
     std::vector<double> load(n_, 0.0);
-    if (maglev_) {
+    if (spec_.capabilities.exact_shares) {
       std::vector<double> shares = *a->StructuralShares();
       for (uint32_t i = 0; i < n_; ++i) load[i] = shares[i];
     } else {
@@ -653,106 +658,57 @@ class AlgorithmTuner {
     return m;
   }
 
+  // Whether the spec admits `value` over the nodes (a table smaller than the
+  // nodes is refused); a candidate it refuses fails.
+  bool Admitted(uint32_t value) const {
+    try {
+      spec_.MakeShadow(Names(0), With(value));
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
   // Evaluates one candidate over every draw and records it; true when it meets
   // the target with the requested confidence.
   bool Evaluate(uint32_t value) {
+    if (!Admitted(value)) return false;
     Draws d;
     d.max_over_mean.resize(draws_);
     ParallelFor(draws_, r_.threads, [&](uint32_t i) { d.max_over_mean[i] = Figure(value, i); });
     TuneEstimate e = Summarize(value, r_.nodes.empty() ? "exact" : "given-list", d, r_.target);
     res_.estimates.push_back(e);
     if (progress_) {
-      progress_(r_.algorithm + " " + (maglev_ ? "M=" : "probes=") + std::to_string(value) +
-                ": P(within target) = " + std::to_string(e.probability));
+      progress_(std::string(spec_.name) + " " + std::string(param_.name) + "=" +
+                std::to_string(value) + ": P(within target) = " + std::to_string(e.probability));
     }
     return e.probability >= r_.confidence;
   }
 
-  uint32_t NextCandidate(uint64_t m) const {
-    if (!maglev_) return static_cast<uint32_t>(m);
-    m = std::max<uint64_t>(m, 2);
-    while (!IsPrime(m)) ++m;
-    return static_cast<uint32_t>(m);
-  }
-  uint32_t PrevCandidate(uint64_t m) const {
-    if (maglev_) {
-      while (m > 2 && !IsPrime(m)) --m;
-    }
-    return static_cast<uint32_t>(m);
-  }
-
-  // Halves or doubles from `start` until a failing lo and a passing hi
-  // bracket the answer (lo 0: none smaller fails; hi 0: none up to the limit
-  // passes).
-  void Bracket(uint32_t start, uint32_t* lo, uint32_t* hi) {
-    if (Evaluate(start)) {
-      *hi = start;
-      for (uint32_t v = start; v > 2;) {
-        const uint32_t smaller = PrevCandidate(v / 2);
-        if (smaller < (maglev_ ? n_ : 1) || smaller == v) break;
-        if (!Evaluate(smaller)) {
-          *lo = smaller;
-          break;
-        }
-        *hi = v = smaller;
-      }
-      return;
-    }
-    *lo = start;
-    while (*lo < limit_) {
-      const uint32_t bigger = NextCandidate(std::min<uint64_t>(uint64_t(*lo) * 2, limit_));
-      if (Evaluate(bigger)) {
-        *hi = bigger;
-        return;
-      }
-      *lo = bigger;
-    }
-  }
-
-  // The least passing candidate in (lo, hi], hi passing.
-  uint32_t Bisect(uint32_t lo, uint32_t hi) {
-    while (true) {
-      const uint32_t cand = NextCandidate((uint64_t(lo) + hi) / 2);
-      if (cand <= lo || cand >= hi) return hi;
-      if (Evaluate(cand))
-        hi = cand;
-      else
-        lo = cand;
-    }
-  }
-
-  const TuneEstimate* Find(uint32_t value) const {
-    const TuneEstimate* found = nullptr;
-    for (const TuneEstimate& e : res_.estimates)
-      if (e.points == value) found = &e;
-    return found;
-  }
-
   std::string Summary(uint32_t current) const {
-    char buf[512];
-    const char* what = maglev_ ? "table size" : "probes";
+    const std::string what(param_.name);
     const char* goal = Churn() ? "excess churn <= " : "max/mean <= ";
     if (!res_.met) {
-      std::snprintf(buf, sizeof buf, "n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence",
-                    n_, r_.algorithm.c_str(), what, limit_, goal, r_.target, 100 * r_.confidence);
-      return buf;
+      return Format("n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence", n_,
+                    std::string(spec_.name).c_str(), what.c_str(), grid_.max, goal, r_.target,
+                    100 * r_.confidence);
     }
-    const TuneEstimate* at = Find(res_.answer);
-    std::snprintf(buf, sizeof buf,
-                  "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, "
-                  "%.1f] over %u draws); %s %u gives %.4g median",
-                  n_, r_.algorithm.c_str(), what, res_.answer, goal, r_.target, 100 * r_.confidence,
-                  100 * at->probability, 100 * at->ci_low, 100 * at->ci_high, at->draws, what,
-                  current, res_.current.median_max_over_mean);
-    return buf;
+    const TuneEstimate* at = FindEstimate(res_, res_.answer, nullptr);
+    return Format(
+        "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, %.1f] over "
+        "%u draws); %s %u gives %.4g median",
+        n_, std::string(spec_.name).c_str(), what.c_str(), res_.answer, goal, r_.target,
+        100 * r_.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high, at->draws,
+        what.c_str(), current, res_.current.median_max_over_mean);
   }
 
   const TuneRequest& r_;
+  const AlgorithmSpec& spec_;
+  const ParamSpec& param_;
   const TuneProgress& progress_;
-  const bool maglev_;
   const uint32_t n_;
   const uint32_t draws_;
-  const uint32_t limit_;
+  Grid grid_;
   TuneResult res_;
 };
 
@@ -792,10 +748,33 @@ double AnalyticPoints(uint32_t n, double target, double confidence, double keys_
   return hi;
 }
 
+const AlgorithmSpec& TunedAlgorithm(std::string_view name) {
+  std::string tunable;
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (spec->tuned_param.empty()) continue;
+    if (name.empty() ? TunesRings(*spec) : spec->name == name) return *spec;
+    tunable += (tunable.empty() ? "" : ", ") + std::string(spec->name) + " (" +
+               std::string(spec->tuned_param) + ")";
+  }
+  throw UsageError("--algorithm '" + std::string(name) + "': tune searches " + tunable);
+}
+
+const ParamSpec& TunedParam(const AlgorithmSpec& spec) { return *spec.FindParam(spec.tuned_param); }
+
+bool TunesRings(const AlgorithmSpec& spec) {
+  const std::vector<Node> two = DrawNodeNames(1, 2, 0);
+  return spec.Make(two, {})->RingPointsPerNode() > 0;
+}
+
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
-  if (request.algorithm != "ring") return AlgorithmTuner(request, progress).Run();
-  Tuner t(request, progress);
-  return t.Run();
+  const AlgorithmSpec& spec = TunedAlgorithm(request.algorithm);
+  const bool rings = TunesRings(spec);
+  TuneResult res =
+      rings ? RingTuner(request, spec, progress).Run() : ParamTuner(request, spec, progress).Run();
+  res.algorithm = spec.name;
+  res.parameter = spec.tuned_param;
+  res.ring_model = rings;
+  return res;
 }
 
 }  // namespace chsim::sim

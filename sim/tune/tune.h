@@ -1,34 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tuning: the least points per node (Ketama ring) that keeps the hottest
-// node's load over the mean at or under a target, with a stated confidence
-// over node-name draws; or, for a given server list, exactly.
+// Tuning: the least value of an algorithm's tuned parameter (its spec's
+// tuned_param: ring points per node, a maglev table size, multi-probe probes)
+// that keeps the hottest node's load over the mean at or under a target, with
+// a stated confidence over node-name draws; or, for a given server list,
+// exactly. The parameter's range, grid rule (e.g. primes) and default come from
+// the spec.
 //
-// Method (docs/design.md#tune):
-//  1. Analytic first guess. A node's share of a ring with v random points per
-//     node is Gamma(v)/sum (its arcs are v exponential spacings), so
-//     share/mean ~ Gamma(v, 1/v); by Wilson & Hilferty (1931),
+// Method (docs/design.md#tune). Every search below is one bracket-and-bisect
+// (from a start, widening steps down while candidates pass or up while they
+// fail, until a pass and a fail bracket the answer; then bisection):
+//  1. Analytic first guess (rings). A node's share of a ring with v random
+//     points per node is Gamma(v)/sum (its arcs are v exponential spacings),
+//     so share/mean ~ Gamma(v, 1/v); by Wilson & Hilferty (1931),
 //     (X/v)^(1/3) ~ Normal(1 - a, a), a = 1/(9v). Treating nodes as
 //     independent, P(max/mean <= t) ~ Phi(((t^(1/3)) - 1 + a) / sqrt(a))^n.
-//  2. Model search: Monte Carlo of that Gamma model (normalised, so it is the
-//     exact Dirichlet law of shares for uniform points), common random numbers
-//     across candidates, binary search for the least v whose estimated
-//     probability reaches the confidence.
-//  3. Exact check: real rings built with the profile's hashers over drawn node
-//     names, exact structural shares. Starting at the model's answer, a
-//     bracket (steps of 4%, 8%, 16%, ...) then a bisection on the exact check
-//     alone; every candidate sees the same name draws (as many as the time
-//     budget allows for about six candidates, at most `max_exact_draws`).
+//  2. Model search (rings): Monte Carlo of that Gamma model (normalised, so it
+//     is the exact Dirichlet law of shares for uniform points), common random
+//     numbers across candidates, steps of x2 from the analytic guess.
+//  3. Exact check: real instances over drawn node names (rings: built with the
+//     profile's hashers; others: built from the spec), exact structural shares
+//     (or sampled keys where the algorithm has none). Rings start at the
+//     model's answer with steps of 4%, 8%, 16%, ...; others start at a first
+//     guess with steps of x2. Every candidate sees the same name draws (rings:
+//     as many as the time budget allows for about six candidates, at most
+//     `max_exact_draws`).
 //
-// The rule: a candidate v meets the target when the observed share of its
+// The rule: a candidate meets the target when the observed share of its
 // exact draws with max/mean <= target is >= the confidence. The answer is the
 // least candidate that meets it whose lower neighbour on the grid (points come
-// in steps of 4 for MD5 digests) was checked and does not, so the line printed
-// and the exact-check figure it quotes always agree. If the next candidate
-// would overrun the time budget, the search stops unsettled: `answer` is the
-// least candidate seen to meet the target (safe, perhaps too large) and
-// [doubt_low, doubt_high] the candidates the check has not decided. A given
-// server list is deterministic (one draw: its own names), settled always.
-// Probabilities carry Wilson score intervals.
+// in steps of 4 for MD5 digests; table sizes are primes) was checked and does
+// not, so the line printed and the exact-check figure it quotes always agree.
+// If the next candidate would overrun the time budget, the search stops
+// unsettled: `answer` is the least candidate seen to meet the target (safe,
+// perhaps too large) and [doubt_low, doubt_high] the candidates the check has
+// not decided. A given server list is deterministic (one draw: its own names),
+// settled always. Probabilities carry Wilson score intervals.
 //
 // Thread-safety: Tune is reentrant; it runs `threads` worker threads itself.
 // Determinism: the same request and seed give the same answer and the same
@@ -42,6 +48,7 @@
 #include <string>
 #include <vector>
 
+#include "chsim/algorithm.h"
 #include "chsim/node.h"
 #include "chsim/profile.h"
 
@@ -49,17 +56,20 @@ namespace chsim::sim {
 
 enum class TuneMetric { kStructural, kSampled };
 
-// What `algorithm` tunes: ring -> points per node; maglev -> table size (a
-// prime); multi_probe -> probes.
 enum class TuneObjective {
   kMaxOverMean,  // max load / expected load <= target
-  kExcessChurn,  // maglev: keys moved beyond the removed node's, on removing one node, <= target
+  // Keys moved beyond the removed node's, on removing one node, <= target:
+  // for a lookup table indexed by hash mod its size that is not minimally
+  // disruptive (maglev), counted exactly over its entries.
+  kExcessChurn,
 };
 
 struct TuneRequest {
-  std::string algorithm = "ring";  // ring | maglev | multi_probe
+  // A registered algorithm whose spec names a tuned parameter; "" is a Ketama
+  // ring of `profile` (its points per node tuned).
+  std::string algorithm;
   TuneObjective objective = TuneObjective::kMaxOverMean;
-  std::string hasher = "xxh3";  // maglev / multi_probe node hasher
+  std::string hasher = "xxh3";  // node hasher of a non-ring algorithm
   Profile profile;              // the ring's rules; points_per_node is what is tuned
   std::vector<Node> nodes;      // given list (weights honoured), or empty: draw `n` names
   bool weighted = false;        // the given list spells weights
@@ -77,7 +87,7 @@ struct TuneRequest {
 
 struct TuneEstimate {
   uint32_t points = 0;  // the tuned value: points per node (the base for weighted
-                        // lists), maglev table size or multi_probe probes
+                        // lists), or the tuned parameter's value
   std::string method;   // "analytic", "model", "exact", "given-list"
   uint32_t draws = 0;
   uint32_t successes = 0;
@@ -96,26 +106,35 @@ struct TuneCost {
 };
 
 struct TuneResult {
-  uint32_t answer = 0;        // least points per node meeting the target (see the rule above)
-  bool met = false;           // false if no candidate up to the limit met it
-  bool settled = true;        // false: the budget ran out before the answer was known
-  uint32_t doubt_low = 0;     // unsettled: the candidates still in doubt are
-  uint32_t doubt_high = 0;    //   doubt_low..doubt_high (doubt_high 0: above doubt_low)
-  uint32_t model_answer = 0;  // the model search's answer (drawn names only)
-  uint32_t exact_draws = 0;   // name draws per exact candidate
-  double analytic = 0;        // continuous analytic estimate
+  std::string algorithm;                // the algorithm tuned (resolved: never "")
+  std::string parameter;                // its tuned parameter
+  bool ring_model = false;              // a Ketama ring: the model steps and ring costs apply
+  uint32_t answer = 0;                  // least value meeting the target (see the rule above)
+  bool met = false;                     // false if no candidate up to the limit met it
+  bool settled = true;                  // false: the budget ran out before the answer was known
+  uint32_t doubt_low = 0;               // unsettled: the candidates still in doubt are
+  uint32_t doubt_high = 0;              //   doubt_low..doubt_high (doubt_high 0: above doubt_low)
+  uint32_t model_answer = 0;            // the model search's answer (drawn names only)
+  uint32_t exact_draws = 0;             // name draws per exact candidate
+  double analytic = 0;                  // continuous analytic estimate
   std::vector<TuneEstimate> estimates;  // every candidate evaluated, in order
   TuneEstimate current;                 // the profile's own setting
   TuneCost cost_answer, cost_current;
   // Given list only: the list as is.
   double list_max_over_mean = 0;
   std::string hottest_label;
-  std::string summary;  // one line for humans
+  std::string summary;  // one line for humans, never cut short
 };
 
-inline constexpr uint32_t kTuneMaxPoints = 100'000;
-inline constexpr uint32_t kTuneMaxTableSize = 100'000'007;  // a prime
-inline constexpr uint32_t kTuneMaxProbes = 1024;
+// The spec `name` tunes ("": the first registered algorithm that builds Ketama
+// rings, which a profile's ring is); throws UsageError naming the algorithms
+// tune accepts when it has no tuned parameter.
+const AlgorithmSpec& TunedAlgorithm(std::string_view name);
+// Its tuned parameter's spec (range, grid rule, default).
+const ParamSpec& TunedParam(const AlgorithmSpec& spec);
+// Whether its instances are Ketama rings: the Gamma model and ring costs apply,
+// and `profile` gives the ring's rules.
+bool TunesRings(const AlgorithmSpec& spec);
 
 using TuneProgress = std::function<void(const std::string&)>;
 

@@ -48,6 +48,10 @@ inline constexpr uint64_t kTuneMaxKeys = 1'000'000'000;
 // of range or a bad server list.
 TuneRequest MakeTuneRequest(const TuneOptions& options);
 
+// "ring (points_per_node; the default), maglev (table_size), ...": the
+// algorithms whose spec names a tuned parameter (--algorithm's help).
+std::string TunableAlgorithmsText();
+
 // The document `chsim tune --json` writes (format: results/README.md), keys
 // sorted.
 nlohmann::json TuneDocument(const TuneOptions& options, const TuneRequest& request,

@@ -300,6 +300,37 @@ TEST(Tune, MaglevChurnTargetAndErrors) {
   EXPECT_THROW(Tune(r), UsageError);
 }
 
+// tune takes the parameter, its range and default from the spec, not a copy.
+TEST(Tune, TunedParameterIsTheSpecsOwn) {
+  int tunable = 0;
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (spec->tuned_param.empty()) {
+      EXPECT_THROW(TunedAlgorithm(spec->name), UsageError) << spec->name;
+      continue;
+    }
+    ++tunable;
+    const ParamSpec* param = spec->FindParam(spec->tuned_param);
+    ASSERT_NE(param, nullptr) << spec->name << ": tuned_param names no parameter";
+    EXPECT_EQ(param->type, ParamType::kInteger) << spec->name;
+    EXPECT_EQ(&TunedParam(*spec), param);
+    EXPECT_EQ(&TunedAlgorithm(spec->name), spec);
+  }
+  EXPECT_GE(tunable, 3);
+  EXPECT_TRUE(TunesRings(TunedAlgorithm("")));
+  EXPECT_FALSE(TunesRings(GetAlgorithm("maglev")));
+  // A request that finds nothing names the spec's limit.
+  TuneRequest r = Request(10, 1.0001, 0.95);
+  r.algorithm = "multi_probe";
+  r.max_exact_draws = 2;
+  r.keys = 1000;
+  r.metric = TuneMetric::kSampled;
+  const TuneResult res = Tune(r);
+  EXPECT_EQ(res.parameter, "probes");
+  ASSERT_FALSE(res.met);  // 1000 keys never spread that evenly
+  const uint64_t limit = static_cast<uint64_t>(TunedParam(GetAlgorithm("multi_probe")).max);
+  EXPECT_NE(res.summary.find("up to " + std::to_string(limit)), std::string::npos) << res.summary;
+}
+
 TEST(Tune, BadInputsAreUsageErrors) {
   EXPECT_THROW(Tune(Request(10, 1.0, 0.95)), UsageError);
   EXPECT_THROW(Tune(Request(10, 0.5, 0.95)), UsageError);

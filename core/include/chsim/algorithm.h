@@ -130,6 +130,14 @@ struct AlgorithmSpec {
   int year = 0;                   // year of the paper (0 for none)
   Capabilities capabilities = {};
   std::span<const ParamSpec> params = {};  // in sweep and case-id order
+  // The integer parameter that trades balance for cost, which `chsim tune`
+  // searches (ring points per node, a maglev table size, multi-probe probes);
+  // "" when there is none. Its range, rule and default are the tune's.
+  std::string_view tuned_param = {};
+  // A first guess of the tuned parameter for max/mean <= target over `nodes`
+  // equal nodes, from the algorithm's own balance model (null: start at the
+  // default).
+  double (*tune_guess)(uint64_t nodes, double target) = nullptr;
 
   // Largest node share / expected share (expected: the weight share) that
   // the algorithm keeps with its default parameters over 100 nodes; 1 for

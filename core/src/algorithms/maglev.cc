@@ -174,6 +174,10 @@ constinit const AlgorithmSpec kMaglevSpec{
                      .minimal_disruption = false,
                      .history_free = false},
     .params = kParams,
+    .tuned_param = "table_size",
+    // Each backend gets floor or ceil(M/n) entries (section 3.4): max/mean
+    // is about 1 + n/M.
+    .tune_guess = [](uint64_t n, double target) { return static_cast<double>(n) / (target - 1); },
     .balance_bound = 1.01,
     .memory_bytes =
         [](const Params& p, uint64_t n) {

@@ -117,6 +117,7 @@ constinit const AlgorithmSpec kRingSpec{
                      .minimal_disruption = true,  // unweighted
                      .history_free = true},
     .params = kParams,
+    .tuned_param = "points_per_node",
     .balance_bound = 1.35,
     .memory_bytes = Memory,
     .memory_doc = "8-12 bytes per point (points x nodes), 4 per node",
