@@ -115,8 +115,9 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
     cmd->add_option(names, a.given[param], text + ")");
   }
   cmd->add_option("--remove", a.remove,
-                  "remove this server (a label of --servers) after building; repeatable, applied "
-                  "in order (stateful algorithms: anchor, memento)")
+                  "remove this server (a label of --servers) after building, as the algorithm "
+                  "removes nodes (capability arbitrary_removal in chsim list, else only the last "
+                  "added); repeatable, applied in order")
       ->allow_extra_args(false);  // one label each time; the keys file stays positional
 }
 

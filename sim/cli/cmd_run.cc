@@ -235,8 +235,8 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "Examples:\n"
       "  chsim run scenarios/balance-vs-points.json                 # -> "
       "results/balance-vs-points.json\n"
-      "  chsim run scenarios/remap.json -o out.json --threads 2 --seed 7\n"
-      "  chsim run scenarios/throughput.json --dry-run              # list the cases, run nothing\n"
+      "  chsim run scenarios/remap-events.json -o out.json --threads 2 --seed 7\n"
+      "  chsim run scenarios/lookup-throughput.json --dry-run      # list the cases, run nothing\n"
       "  chsim run sweep.json --shard 3/16 -o part3.json            # every 16th case from case 3\n"
       "Exit status: 0 done, 2 bad input, 1 runtime error, 130/143 interrupted (no file written).");
   run->add_option("scenario", f->scenario, "scenario file (JSON; scenarios/schema.json)")
@@ -274,7 +274,7 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "Examples:\n"
       "  chsim validate scenarios/*.json\n"
       "  chsim validate --seed 7 --shard 0/4 sweep.json   # as chsim run with those flags\n"
-      "  chsim validate --results results/remap.json\n"
+      "  chsim validate --results results/remap-events.json\n"
       "Prints one line per file; exit 2 if any is invalid.");
   validate->add_option("files", *files, "scenario files")->required();
   validate->add_flag("--results", *as_results, "the files are result files (results/schema.json)");

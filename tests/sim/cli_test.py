@@ -8,6 +8,7 @@ failure with a message saying what differed.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -259,11 +260,37 @@ def test_bad_input(tmp):
     run(["run", os.path.join(tmp, "missing.json")], expect=2)
 
 
+def help_files_exist():
+    """Every scenario a --help text cites exists (--results results/X.json: scenarios/X.json's
+    run), and
+    --remove's help names no algorithms (each spec's capabilities say how it removes)."""
+    top = run(["--help"]).stdout
+    commands = re.findall(r"^  ([a-z]+) {2,}", top, re.M)
+    if len(commands) < 5:
+        fail(f"chsim --help lists too few subcommands: {commands}")
+    for cmd in commands:
+        text = run([cmd, "--help"]).stdout
+        cited = re.findall(r"(?<![\w/])scenarios/([\w.-]+)\.json", text)
+        cited += re.findall(r"--results results/([\w.-]+)\.json", text)  # a default run's output
+        for stem in cited:
+            if stem != "schema" and not os.path.exists(os.path.join(SOURCE, "scenarios",
+                                                                   stem + ".json")):
+                fail(f"chsim {cmd} --help cites {stem}.json: no scenarios/{stem}.json")
+    names = [a["name"] for a in json.loads(run(["list", "--json"]).stdout)["algorithms"]]
+    remove = re.search(r"--remove[^\n]*(?:\n {20,}[^\n]*)*", run(["locate", "--help"]).stdout)
+    if not remove:
+        fail("chsim locate --help has no --remove")
+    named = [n for n in names if re.search(rf"\b{n}\b", remove.group(0))]
+    if named:
+        fail(f"chsim locate --help: --remove names {named}, but every algorithm takes it")
+
+
 def test_help(tmp):
     for cmd in ["run", "validate", "merge"]:
         p = run([cmd, "--help"])
         if "Example" not in p.stdout:
             fail(f"chsim {cmd} --help has no examples")
+    help_files_exist()
     p = run(["run", write(tmp, "small.json", SMALL), "--dry-run"])
     if "ring(hasher=md5,points_per_node=40)/n=8" not in p.stdout:
         fail(f"--dry-run does not list the cases: {p.stdout}")
