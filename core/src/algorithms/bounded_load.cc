@@ -23,16 +23,11 @@ extern const AlgorithmSpec kBoundedLoadSpec;
 
 namespace {
 
-Profile BoundedProfile(const Params& p) {
-  return ResearchProfile(GetHasher(p.Text("hasher")),
-                         static_cast<uint32_t>(p.Integer("points_per_node")));
-}
-
 class BoundedLoad final : public AlgorithmBase {
  public:
   BoundedLoad(std::span<const Node> nodes, const Params& p)
       : AlgorithmBase(kBoundedLoadSpec, nodes, p),
-        profile_(BoundedProfile(p)),
+        profile_(ResearchRingProfile(p)),
         c_(p.Number("balance_factor")),
         loads_(nodes.size(), 0) {
     ring_ = Ring::Build(profile_, nodes_, false);
@@ -89,7 +84,7 @@ class BoundedLoad final : public AlgorithmBase {
 };
 
 void Admit(const Params& p, const TimelineStep& step) {
-  AdmitRing(BoundedProfile(p), step.live, false);
+  AdmitRing(ResearchRingProfile(p), step.live, false);
 }
 
 constexpr ParamSpec kParams[] = {

@@ -175,6 +175,13 @@ inline constexpr ParamSpec kPointsParam{
     .symbol = "v",
 };
 
+// The research ring a spec's `hasher` and `points_per_node` describe (ring,
+// bounded_load).
+inline Profile ResearchRingProfile(const Params& p) {
+  return ResearchProfile(GetHasher(p.Text("hasher")),
+                         static_cast<uint32_t>(p.Integer("points_per_node")));
+}
+
 // AlgorithmSpec::key_hasher functions: key_hasher when given, else the
 // `hasher` parameter (rings: keys and points in one hash space) or xxh3.
 std::string_view KeyHasherOrPointHasher(const Params& p);

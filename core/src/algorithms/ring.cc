@@ -22,11 +22,6 @@ extern const AlgorithmSpec kRingSpec;
 
 namespace {
 
-Profile RingProfile(const Params& p) {
-  return ResearchProfile(GetHasher(p.Text("hasher")),
-                         static_cast<uint32_t>(p.Integer("points_per_node")));
-}
-
 class ProfileRing final : public AlgorithmBase {
  public:
   ProfileRing(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& p,
@@ -83,7 +78,7 @@ class ProfileRing final : public AlgorithmBase {
 };
 
 void Admit(const Params& p, const TimelineStep& step) {
-  AdmitRing(RingProfile(p), step.live, false);
+  AdmitRing(ResearchRingProfile(p), step.live, false);
 }
 
 double Memory(const Params& p, uint64_t n) {
@@ -125,7 +120,7 @@ constinit const AlgorithmSpec kRingSpec{
     .admit = Admit,
     .make =
         [](std::span<const Node> nodes, const Params& p) {
-          return NewProfileRing(kRingSpec, nodes, p, RingProfile(p), false,
+          return NewProfileRing(kRingSpec, nodes, p, ResearchRingProfile(p), false,
                                 static_cast<double>(p.Integer("points_per_node")));
         },
 };
