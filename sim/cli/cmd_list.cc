@@ -40,9 +40,8 @@ std::string CapabilityText(const Capabilities& c) {
   add(c.minimal_disruption, "minimal disruption");
   add(c.exact_shares, "exact shares");
   add(c.stateful, "stateful (order-dependent)");
-  add(c.history_free, "restored nodes get their keys back in any order");
-  add(!c.history_free && c.minimal_disruption && c.incremental,
-      "restored nodes get their keys back only in reverse removal order");
+  const std::string restore = sim::RestoreOrder(c);
+  if (restore != "no") add(true, ("keys back after fail + restore: " + restore).c_str());
   return caps;
 }
 

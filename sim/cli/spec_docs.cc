@@ -36,11 +36,6 @@ std::string Parameters(const AlgorithmSpec& spec) {
   return out.empty() ? "none" : out;
 }
 
-const char* Restore(const Capabilities& c) {
-  if (c.history_free) return "any order";
-  return c.minimal_disruption && c.incremental ? "reverse order only" : "no";
-}
-
 void AppendRow(const AlgorithmSpec& a, std::string* t) {
   const Capabilities& c = a.capabilities;
   std::string name;
@@ -52,7 +47,7 @@ void AppendRow(const AlgorithmSpec& a, std::string* t) {
                                c.weights ? "yes" : "no",
                                c.arbitrary_removal ? "any" : "last added",
                                c.minimal_disruption ? "yes" : "no",
-                               Restore(c),
+                               RestoreOrder(c),
                                std::string(a.memory_doc)};
   for (const std::string& cell : cells) {
     *t += "| ";
@@ -104,6 +99,11 @@ struct Limits {
 };
 
 }  // namespace
+
+const char* RestoreOrder(const Capabilities& c) {
+  if (c.history_free) return "any order";
+  return c.minimal_disruption && c.incremental ? "reverse order only" : "no";
+}
 
 std::string WorkloadListMarkdown() {
   std::string t;

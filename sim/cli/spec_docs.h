@@ -10,9 +10,15 @@
 
 #include <string>
 
+#include "chsim/algorithm.h"
 #include "sim/base/json_reader.h"
 
 namespace chsim::sim {
+
+// Whether nodes that fail and are restored get every key back: "any order",
+// "reverse order only" (last failed, first restored) or "no" (README's
+// column and chsim list's capability line both say it from here).
+const char* RestoreOrder(const Capabilities& c);
 
 // One Markdown table row per registered algorithm: name, paper, year,
 // parameters with defaults, weights, removal, minimal disruption, restore,

@@ -16,7 +16,7 @@ add_test(NAME algorithms.cli_locate_every_algorithm
                  --keys ${_alg_data}/keys.txt)
 add_test(NAME algorithms.cli_list_shows_algorithms
          COMMAND ${CHSIM_PYTHON} ${_expect} --exit 0
-                 --stdout "  memento [^\n]*\n[^\n]*parameters: [^\n]*\n[^\n]*capabilities: arbitrary removal"
+                 --stdout "  memento [^\n]*\n[^\n]*parameters: [^\n]*\n[^\n]*capabilities: arbitrary removal[^\n]*keys back after fail \\+ restore: reverse order only"
                  -- $<TARGET_FILE:chsim> list)
 # power's LocateBatch runs in vector lanes at the widest SIMD level the CPU
 # has: the same comparison with Locate at each narrower level.
