@@ -333,7 +333,8 @@ def reference(name, nodes, hashes):
             loads[owners[j]] += 1
             out.append(owners[j])
         return out
-    raise SystemExit(f"no reference for {name}")
+    raise SystemExit(f"no reference for {name}: add its definition from the paper to reference() "
+                     f"in tests/algorithms/cli_locate_reference.py (a branch 'if name == \"{name}\"')")
 
 
 def read_servers(path):
