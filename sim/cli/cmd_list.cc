@@ -47,13 +47,7 @@ std::string CapabilityText(const Capabilities& c) {
 
 void ListAlgorithm(const AlgorithmSpec& a) {
   Line(a.name, a.summary);
-  std::string names;
-  for (const ParamSpec& p : a.params) {
-    names += (names.empty() ? "" : ", ") + std::string(p.name);
-    const std::string def = FormatParamValue(p.Default());
-    if (!def.empty()) names += "=" + def;
-  }
-  Line("", "parameters: " + (names.empty() ? std::string("none") : names));
+  Line("", "parameters: " + sim::ParameterList(a, false));
   Line("", "capabilities: " + CapabilityText(a.capabilities));
   if (!a.paper.empty()) Line("", "paper: " + std::string(a.paper));
   Line("", "memory: " + std::string(a.memory_doc));

@@ -21,21 +21,6 @@ void AppendCode(std::string_view text, std::string* out) {
   *out += '`';
 }
 
-std::string Parameters(const AlgorithmSpec& spec) {
-  std::string out;
-  for (const ParamSpec& p : spec.params) {
-    if (!out.empty()) out += ", ";
-    AppendCode(p.name, &out);
-    const std::string def = FormatParamValue(p.Default());
-    if (!def.empty()) {
-      out += " (";
-      out += def;
-      out += ')';
-    }
-  }
-  return out.empty() ? "none" : out;
-}
-
 void AppendRow(const AlgorithmSpec& a, std::string* t) {
   const Capabilities& c = a.capabilities;
   std::string name;
@@ -43,7 +28,7 @@ void AppendRow(const AlgorithmSpec& a, std::string* t) {
   const std::string cells[] = {name,
                                a.paper.empty() ? std::string("-") : std::string(a.paper),
                                a.year ? std::to_string(a.year) : std::string("-"),
-                               Parameters(a),
+                               ParameterList(a, true),
                                c.weights ? "yes" : "no",
                                c.arbitrary_removal ? "any" : "last added",
                                c.minimal_disruption ? "yes" : "no",
@@ -99,6 +84,25 @@ struct Limits {
 };
 
 }  // namespace
+
+std::string ParameterList(const AlgorithmSpec& spec, bool markdown) {
+  std::string out;
+  for (const ParamSpec& p : spec.params) {
+    if (!out.empty()) out += ", ";
+    if (markdown) {
+      AppendCode(p.name, &out);
+    } else {
+      out += p.name;
+    }
+    const std::string def = FormatParamValue(p.Default());
+    if (!def.empty()) {
+      out += markdown ? " (" : "=";
+      out += def;
+      if (markdown) out += ')';
+    }
+  }
+  return out.empty() ? "none" : out;
+}
 
 const char* RestoreOrder(const Capabilities& c) {
   if (c.history_free) return "any order";

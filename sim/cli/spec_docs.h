@@ -15,6 +15,11 @@
 
 namespace chsim::sim {
 
+// The spec's parameters with their defaults, in order ("none" when it has
+// none): "`hasher` (xxh3), `key_hasher`" in Markdown, else "hasher=xxh3,
+// key_hasher" (README's column and chsim list's parameters line).
+std::string ParameterList(const AlgorithmSpec& spec, bool markdown);
+
 // Whether nodes that fail and are restored get every key back: "any order",
 // "reverse order only" (last failed, first restored) or "no" (README's
 // column and chsim list's capability line both say it from here).
