@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache replay beside locate alone, in one binary, on the same requests:
 // ring/xxh3 (160 points per node) at n = 100, a Zipf(1.0) stream over 10^7
 // objects ("user:<rank>" keys, made outside the timed region), per-node

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NodeCache: the cache of one simulated node, replayed request by request.
 //
 // Policies (docs/cache.md has the sources):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache replay: one pass over a trial's request stream through the run's
 // caches and the twin's, then the rows of each step (replay_rows.cc).
 #include "sim/run/replay.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replay: what remapping costs a cache. One trial of a case reads the
 // workload's request stream once, in order; every request between two events
 // goes to the node the mapping of that moment gives, through that node's cache

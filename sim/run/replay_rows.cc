@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The rows of one replay step: the cache metric group, per node, per window.
 #include <algorithm>
 #include <cmath>

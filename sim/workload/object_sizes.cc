@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ObjectSizes: the "size" field of generated workloads.
 #include <algorithm>
 #include <cmath>

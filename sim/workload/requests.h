@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Request streams: a workload read in order as requests, each a key with a
 // size in bytes and an operation, a block at a time. The cache replay
 // (replay.h) reads every workload this way; trace files (trace.h) are only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Workload::Stats: one pass over a request stream counting requests, reads
 // and (with a bottom-k sketch) distinct objects and their bytes.
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trace files: a byte source (plain or zstd), a line splitter, and one parser
 // per format filling RequestBlocks.
 #include "sim/workload/trace.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Cache trace files, read as request streams (requests.h), plain or
 // zstd-compressed (recognized by the zstd frame magic, not the name), a
 // block at a time: memory does not grow with the trace (about 2 MiB of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `trace`: the requests of a cache trace file (trace.h), streamed in order.
 // Load counts requests of any operation.
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // AnchorHash (anchor.cc) against a direct transcription of the paper's
 // Algorithm 3 (Mendelson et al., IEEE/ACM ToN 2021): the arrays A, K, W, L
 // and the stack R of removed buckets, all `capacity` long, updated by

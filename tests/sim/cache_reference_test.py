@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """The cache replay against an independent reference written here.
 
 A plain LRU and FIFO (collections.OrderedDict, one per node, capacity in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NodeCache against small hand-worked sequences and against a plain model of
 // each policy (std::list and std::map, written from the policy's definition
 // in docs/cache.md, sharing nothing with the slab and table), over seeded

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cache replay end to end through RunScenario: no events cost nothing,
 // a cache larger than the working set only misses cold, the rows and tables
 // do not depend on threads or shards, the plan refuses what the run would

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trace files: each format read plain and zstd-compressed gives the same
 // requests; keys with commas, CRLF, repeat counts, summed size columns; and
 // every bad input is one RuntimeError naming the file and line or record.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internal: the first stage of power (Leu, "Fast Consistent Hashing in
 // Constant Time", arXiv:2307.12448, Section VI.A: f(key, m) of the spread
 // key) over the lanes of a GCC vector V of W uint64_t, written once and built
