@@ -55,6 +55,10 @@ from . import catalog as _catalog
 from .catalog import CATALOG_COLUMNS, algorithm_catalog
 from .labels import TABLES, add_settings
 
+# Tables only some metrics write (results/README.md): the cache metric's per-node caches and
+# windowed miss ratios. A file without them gets empty ones.
+OPTIONAL_TABLES = ("cache_nodes", "cache_windows")
+
 # kind -> format versions this module reads.
 SUPPORTED = {"chsim-results": (1,), "tune": (1,), "chsim-peers": (1,)}
 
@@ -134,6 +138,9 @@ def _parse_results(doc, path, t):
         t[name] = _table(doc[name])
         if t[name].empty:  # e.g. per_node "none": the usual columns, no rows
             t[name] = pd.DataFrame(columns=TABLE_COLUMNS[name])
+    for name in OPTIONAL_TABLES:  # written only by some metrics (cache): empty otherwise
+        rows = doc.get(name)
+        t[name] = _table(rows) if isinstance(rows, list) and rows else pd.DataFrame()
     scen = doc.get("scenario", {})
     t["cases"]["scenario"] = scen.get("name", "")
     _add_workload_fields(t["cases"], scen, t["rows"])
