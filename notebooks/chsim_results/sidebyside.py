@@ -221,13 +221,14 @@ def _max_over_mean(ctx, setting):
     return None
 
 
-@column("excess churn", needs="excess churn: needs an events timeline with the remap metric")
-def _excess(ctx, setting):
+def per_event(ctx, setting, metric, kind) -> Cell | None:
+    """The mean of `metric` over the events (steps 1 and on) of one case of `setting`: the
+    closest to n_ref, then the longest timeline, then the most trials."""
     S = ctx.S
-    ex = S[(S["setting"] == setting) & (S["metric"] == "remap.excess") & (S["step"] >= 1)]
+    ex = S[(S["setting"] == setting) & (S["metric"] == metric) & (S["step"] >= 1)
+           & S["mean"].notna()]
     if ex.empty:
         return None
-    # One case: closest to n_ref, then the longest timeline, then the most trials.
     by_case = ex.groupby(["run", "case_id", "n"]).agg(
         steps=("step", "nunique"), trials=("trials", "max")).reset_index()
     by_case["_d"] = [_distance(n, ctx.n_ref) for n in by_case["n"]]
@@ -235,10 +236,24 @@ def _excess(ctx, setting):
                                ascending=[True, False, False, True, True], kind="stable").iloc[0]
     e = ex[(ex["run"] == best["run"]) & (ex["case_id"] == best["case_id"])]
     val = float(e["mean"].mean())
-    text = fmt(val, "pct") + (f" at n = {int(best['n']):,}" if int(best["n"]) != ctx.n_ref else "")
+    text = fmt(val, kind) + (f" at n = {int(best['n']):,}" if int(best["n"]) != ctx.n_ref else "")
     return Cell(text, val, {"value": val, "n": int(best["n"]), "run": best["run"],
                             "case_id": best["case_id"], "events": int(len(e)),
-                            "metric": "remap.excess"})
+                            "metric": metric})
+
+
+@column("excess churn", needs="excess churn: needs an events timeline with the remap metric")
+def _excess(ctx, setting):
+    return per_event(ctx, setting, "remap.excess", "pct")
+
+
+@column("extra misses per event", needs="extra misses per event: needs the cache metric with "
+        "events placed on the request stream (scenario \"metrics\": [\"cache\"])",
+        about="extra misses per event: reads that missed beyond those of an undisturbed twin "
+        "(the same stream and caches, no events), mean over the timeline's events "
+        "(cache.extra_misses; docs/cache.md)")
+def _extra_misses(ctx, setting):
+    return per_event(ctx, setting, "cache.extra_misses", "count")
 
 
 @column("ns per lookup", needs="ns per lookup: needs the throughput metric",
