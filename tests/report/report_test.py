@@ -65,7 +65,8 @@ def catalog_of(chsim):
 
 def wide_scenario(catalog, extra=10):
     """Every algorithm of the catalog at its defaults, plus `extra` settings of the first one
-    with a sweepable integer parameter: the report at 25 settings and more."""
+    with a sweepable integer parameter: the report at 25 settings and more, with a small
+    cache replay (its figures at that many settings)."""
     algs = [{"algorithm": a["name"]} for a in catalog["algorithms"]]
     for a in catalog["algorithms"]:
         p = next((p for p in a.get("parameters", []) if p.get("type") == "integer"
@@ -80,9 +81,11 @@ def wide_scenario(catalog, extra=10):
     return {"schema_version": 1, "name": "wide", "seed": 99, "trials": 1,
             "nodes": {"count": [10, 100]}, "algorithms": algs,
             "workload": {"type": "uniform", "keys": 2000},
-            "events": [{"op": "remove", "last": 1}, {"op": "add", "count": 1}],
-            "on_unsupported": "rebuild", "metrics": ["balance", "remap", "throughput"],
-            "throughput": {"keys": 1024, "min_time_ms": 1, "repetitions": 1}}
+            "events": [{"op": "remove", "last": 1, "at": {"fraction": 0.4}},
+                       {"op": "add", "count": 1, "at": {"fraction": 0.7}}],
+            "on_unsupported": "rebuild", "metrics": ["balance", "remap", "throughput", "cache"],
+            "throughput": {"keys": 1024, "min_time_ms": 1, "repetitions": 1},
+            "cache": {"policy": "lru", "capacity": {"objects_fraction": 0.3}}}
 
 
 def run_step(a, src, work):
@@ -281,7 +284,7 @@ def check_report_dir(d, expect_inputs):
     at = [text.find(needle) for needle in order]
     if -1 in at or at != sorted(at):
         fail(f"{rep}: sections {list(zip(order, at))}; wanted each once, in this order")
-    for nb in ("balance", "remapping", "throughput", "tuning"):
+    for nb in ("balance", "remapping", "throughput", "tuning", "cache"):
         h = d / "notebooks" / f"{nb}.html"
         if not h.exists():
             fail(f"{h} missing")
@@ -314,6 +317,26 @@ def check_report_dir(d, expect_inputs):
     if missing:
         fail(f"{d}/report.json does not list its inputs {sorted(missing)}")
     return figs, rj
+
+
+def check_cache(path, figs, rj):
+    """A file with cache rows after an event draws the cache figures and has the side-by-side
+    column "extra misses per event" (the windows figure too when it kept cache_windows); a
+    file without cache rows has neither."""
+    doc = json.loads(path.read_text())
+    after = any(r["metric"] == "cache.extra_misses" and r["step"] >= 1 and r["mean"] is not None
+                for r in doc["summary"])
+    drawn = {e["name"] for e in figs if e["status"] == "drawn"}
+    cols = set().union(*[set(r) for r in rj["headline_table"]]) if rj["headline_table"] else set()
+    want = {"cache_cost_table"} if after else set()
+    if after and doc.get("cache_windows"):
+        want.add("cache_miss_ratio_windows")
+    got = drawn & {"cache_cost_table", "cache_miss_ratio_windows"}
+    if after and got != want or not after and "cache_cost_table" in got:
+        fail(f"{path.name}: cache figures drawn {sorted(got)}; wanted {sorted(want)}")
+    if after != ("extra misses per event" in cols) and rj["headline_table"]:
+        fail(f"{path.name}: side-by-side columns {sorted(cols)}; 'extra misses per event' "
+             f"{'missing though' if after else 'present though no'} cache rows after an event")
 
 
 def raw_summary(paths):
@@ -415,12 +438,13 @@ def check_figure_data(d, inputs):
     n_checked = 0
     for lab, cols in vals.items():
         for col, v in cols.items():
-            if col == "excess churn":
+            if col in EVENT_METRICS.values():
                 steps = [m_ for k, (m_, _) in raw.items() if k[0] == v["run"]
-                         and k[1] == v["case_id"] and k[3] == "remap.excess" and k[2] >= 1]
+                         and k[1] == v["case_id"] and k[3] == v["metric"] and k[2] >= 1
+                         and m_ is not None]
                 if len(steps) != v["events"]:
-                    fail(f"excess churn {lab}: {v['events']} events averaged, {len(steps)} in the file")
-                close(v["value"], mean(steps), 1e-9, f"excess churn {lab}")
+                    fail(f"{col} {lab}: {v['events']} events averaged, {len(steps)} in the file")
+                close(v["value"], mean(steps), 1e-9, f"{col} {lab}")
             else:
                 want = raw_mean_over_trials(inputs, v["run"], v["case_id"], 0, v["metric"])
                 close(v["value"], want, 1e-9, f"headline {col} {lab}")
@@ -598,7 +622,9 @@ def settings(docs):
     return {k: (key, label_from_case_id(best[key])) for k, key in keyed.items()}
 
 
-METRIC_OF_ROW = ("structural.max_over_mean", "sampled.max_over_mean", "remap.excess",
+# The side-by-side columns' metrics; those of EVENT_METRICS are taken after an event.
+EVENT_METRICS = {"remap.excess": "excess churn", "cache.extra_misses": "extra misses per event"}
+METRIC_OF_ROW = ("structural.max_over_mean", "sampled.max_over_mean", *EVENT_METRICS,
                  "throughput.ns_per_lookup", "throughput.memory_bytes_per_node",
                  "throughput.ns_per_add", "throughput.ns_per_remove")
 
@@ -612,7 +638,7 @@ def expected_rows(doc):
         per_alg.setdefault(json.loads(key)[0], set()).add(key)
     has = {st[(doc["scenario"]["name"], r["case_id"])][0] for r in doc["summary"]
            if r["metric"] in METRIC_OF_ROW and r["mean"] is not None
-           and (r["step"] == 0 or r["metric"] == "remap.excess")}
+           and (r["step"] == 0 or r["metric"] in EVENT_METRICS)}
     return {lab for (key, lab) in st.values() if len(per_alg[json.loads(key)[0]]) < 4 and key in has}
 
 
@@ -689,6 +715,7 @@ def report_step(a, src, work):
                 fail(f"{p.name}: side-by-side rows {sorted(got)}; wanted one per compared "
                      f"setting with a figure of merit: {sorted(want)}")
             reports.append((p.name, figs))
+            check_cache(p, figs, rj)
     old = {e["name"]: e for e in check_report_dir(each / "peers-old", [])[0]}
     if old["throughput_peers"]["status"] != "drawn" or \
             "end-to-end" not in old["throughput_end_to_end"]["reason"]:

@@ -4,7 +4,8 @@ to run in a second or two, and as varied as the format allows: algorithms and th
 parameters (swept or not), Ketama profiles, node counts 1..2,000, naming patterns, weights,
 node files, uniform / sequential / Zipf / key-file workloads (0 keys too), event timelines
 (add, remove random / last / by name, fail, restore, reweight), metric subsets, trial counts,
-per-node and transition output, on_unsupported.
+per-node and transition output, on_unsupported, the cache metric (policies, capacities,
+events placed on the request stream, object sizes).
 
 draw(seed, directory, catalog) returns a scenario (a dict) and writes the node or key files it
 names into `directory`. The algorithms, their parameters, hashers, profiles and workload types
@@ -156,6 +157,7 @@ def cost_seconds(sc, catalog):
             rebuild = _structure(a, specs.get(a["algorithm"]), n) * 30e-9 * (1 + changed)
             place = keys * (1 + 3 * len(events)) * 60e-9
             thr = 0.05 if "throughput" in sc.get("metrics", []) else 0
+            thr += keys * 2 * 100e-9 if "cache" in sc.get("metrics", []) else 0  # run + twin
             total += cases * per_n * wl_cases * (sc.get("trials", 1) * (rebuild + place) + thr)
     return total
 
@@ -255,7 +257,30 @@ def _draw(rng, seed, directory, catalog):
         sc["output"] = out
     if "throughput" in metrics:
         sc["throughput"] = {"keys": 1024, "min_time_ms": 1, "repetitions": 1}
+    _add_cache(random.Random(seed * 7919 + 1), sc, catalog)
     return sc
+
+
+def _add_cache(rng, sc, catalog):
+    """Sometimes the cache metric (its own random stream, so the rest of the scenario is the
+    one this seed always drew): a policy of the catalog, a small capacity, the events placed
+    on the request stream in order; Zipf requests sometimes get sizes."""
+    if rng.random() >= 0.35 or sc["workload"].get("weighted"):  # weighted lines: no stream
+        return
+    sc["metrics"].append("cache")
+    policies = [p["name"] for p in catalog.get("cache_policies", [])] or ["lru"]
+    cap = rng.choice([{"objects": rng.choice([1, 20, 200])},
+                      {"objects_fraction": rng.choice([0.05, 0.3, 2])}])
+    sc["cache"] = {"policy": _one_or_list(rng, policies), "capacity": cap}
+    if rng.random() < 0.3:
+        sc["cache"]["window"] = rng.choice([50, 500])
+    wl = sc["workload"]
+    if wl["type"] == "zipf" and rng.random() < 0.5:
+        wl["size"] = rng.choice([100, {"distribution": "uniform", "min": 1, "max": 5000},
+                                 {"distribution": "lognormal", "mu": 6.5, "sigma": 1.0}])
+    k = len(sc.get("events", []))
+    for i, e in enumerate(sc.get("events", [])):
+        e["at"] = {"fraction": round((i + 1) / (k + 1), 4)}
 
 
 if __name__ == "__main__":
