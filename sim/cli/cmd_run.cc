@@ -277,7 +277,10 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "  chsim validate --results results/remap-events.json\n"
       "Prints one line per file; exit 2 if any is invalid.");
   validate->add_option("files", *files, "scenario files")->required();
-  validate->add_flag("--results", *as_results, "the files are result files (results/schema.json)");
+  validate->add_flag(
+      "--results", *as_results,
+      "the files are result files: of chsim run or merge (results/schema.json) or of chsim "
+      "tune --json (results/tune-schema.json)");
   validate->add_option("--seed", vf->seed, "master seed, as chsim run --seed");
   validate->add_option("--shard", vf->shard,
                        "I/N, as chsim run --shard (the work limit counts it)");

@@ -155,11 +155,13 @@ Json ShardListingJson(const ShardListing& listing);
 // Ascending indices as ranges: {2, 5, 6, 7} -> "2,5-7".
 std::string IndexRanges(const std::vector<uint32_t>& ascending);
 
-// Validates a result file ("-" = stdin) against results/schema.json (embedded
-// at build time). Throws UsageError "FILE: /pointer: problem".
+// Validates a result file ("-" = stdin) against the schema of its "kind"
+// (embedded at build time): results/schema.json for "chsim-results",
+// results/tune-schema.json for "tune". Throws UsageError "FILE: /pointer:
+// problem".
 void ValidateResultsFile(const std::string& path);
 // Validates result-file text read from `path` as ValidateResultsFile does
-// (depth-limited parse, then results/schema.json). Throws UsageError naming
+// (depth-limited parse, then the kind's schema). Throws UsageError naming
 // `path`.
 void ValidateResultsText(const std::string& text, const std::string& path);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Validation of result files against results/schema.json, embedded in the
-// binary at build time.
+// Validation of result files against their schemas, embedded in the binary at
+// build time: results/schema.json for `chsim run` and `chsim merge` files,
+// results/tune-schema.json for `chsim tune --json` files, told apart by "kind".
 #include <string>
 
 #include "sim/base/errors.h"
@@ -14,11 +15,26 @@ namespace {
 constexpr char kResultsSchemaText[] =
 #include "results_schema.inc"
     ;
+constexpr char kTuneSchemaText[] =
+#include "results_tune_schema.inc"
+    ;
 
-const JsonSchema& CompiledResultsSchema() {
-  static const JsonSchema* schema =  // lives for the process; compiled once
+// The schema for the document's "kind"; throws UsageError naming the kinds
+// accepted when it has none of them.
+const JsonSchema& SchemaForKind(const nlohmann::json& doc, const std::string& path) {
+  static const JsonSchema* results =  // live for the process; compiled once
       new JsonSchema(nlohmann::json::parse(kResultsSchemaText), "results/schema.json");
-  return *schema;
+  static const JsonSchema* tune =
+      new JsonSchema(nlohmann::json::parse(kTuneSchemaText), "results/tune-schema.json");
+  const nlohmann::json* kind = doc.is_object() && doc.contains("kind") ? &doc["kind"] : nullptr;
+  if (kind != nullptr && *kind == "chsim-results") return *results;
+  if (kind != nullptr && *kind == "tune") return *tune;
+  std::string found = kind != nullptr   ? kind->dump()
+                      : doc.is_object() ? std::string("nothing")
+                                        : std::string("a JSON ") + doc.type_name();
+  throw UsageError(path + ": /kind: found " + found +
+                   "; accepted: \"chsim-results\" (chsim run, chsim merge) or \"tune\" "
+                   "(chsim tune --json)");
 }
 
 }  // namespace
@@ -40,7 +56,7 @@ void ValidateResultsText(const std::string& text, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e400
     throw UsageError(path + ": not valid JSON: " + e.what());
   }
-  std::string error = CompiledResultsSchema().Validate(doc);
+  std::string error = SchemaForKind(doc, path).Validate(doc);
   if (!error.empty()) throw UsageError(path + ": " + error);
 }
 

@@ -3,11 +3,16 @@
 what the command refuses with its messages."""
 import json
 import math
+import os
 
+import jsonschema
 import pytest
 
 import chsim
-from conftest import cli, cli_error
+from conftest import SOURCE, cli, cli_error
+
+with open(os.path.join(SOURCE, "results", "tune-schema.json")) as f:
+    TUNE_SCHEMA = json.load(f)
 
 SERVERS = ["10.0.0.%d:11211 %d" % (i + 1, 1 + i % 2) for i in range(12)]
 
@@ -48,6 +53,7 @@ def test_tune_equals_the_cli(tmp, options):
     got = chsim.tune(**options)
     assert deterministic(got) == deterministic(expected)
     assert got["kind"] == "tune" and isinstance(got["answer"]["value"], int)
+    jsonschema.validate(got, TUNE_SCHEMA)  # results/README.md's format, as from the command
     if "servers" in options:  # the same list given as lines: the same answer
         lines = chsim.tune(**dict(options, servers=SERVERS))
         assert lines["request"]["servers"] == "<12 servers>"

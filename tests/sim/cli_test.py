@@ -3,7 +3,7 @@
 """Script tests of `chsim run/validate/merge` as a user runs them.
 
 Usage: cli_test.py CHSIM SOURCE_DIR TEST, TEST one of: schemas, determinism,
-shard_merge, interrupt, bad_input, help, plan, locate. Each exits non-zero on
+shard_merge, interrupt, bad_input, help, plan, locate, tune. Each exits non-zero on
 failure with a message saying what differed.
 """
 import json
@@ -326,6 +326,65 @@ def test_plan(tmp):
         fail(f"--dry-run does not show the plan: {p.stdout}")
     # validate takes run's flags that change what run refuses.
     run(["validate", "--seed", "3", "--shard", "0/2", "--force", skip])
+
+
+def tune_files(tmp):
+    """chsim tune --json over the shapes its file takes: drawn names, a server list, an
+    algorithm with its own parameter and the churn objective, and a budget that runs out
+    (any real check outlasts 1 ns, so that answer is never settled)."""
+    servers = write(tmp, "s.txt", "".join(f"10.0.0.{i}:11211 {1 + i % 2}\n" for i in range(1, 9)))
+    shapes = {
+        "drawn": ["--nodes", "20", "--max-over-mean", "1.3", "--draws", "20"],
+        "list": ["--servers", servers, "--profile", "libmemcached", "--max-over-mean", "1.2"],
+        "churn": ["--nodes", "10", "--algorithm", "maglev", "--max-excess-churn", "0.05",
+                  "--draws", "5"],
+        "unsettled": ["--nodes", "20", "--max-over-mean", "1.1", "--draws", "10",
+                      "--time-budget", "1e-9"],
+    }
+    docs = {}
+    for name, args in shapes.items():
+        out = os.path.join(tmp, name + ".json")
+        run(["tune", *args, "--threads", "2", "--quiet", "--json", out])
+        docs[name] = out
+    return docs
+
+
+def test_tune(tmp):
+    """Tune files validate against results/tune-schema.json, in chsim validate --results and
+    in Python's jsonschema alike; a damaged one is refused in one line naming its pointer."""
+    with open(os.path.join(SOURCE, "results", "tune-schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    docs = tune_files(tmp)
+    for name, path in docs.items():
+        with open(path) as f:
+            doc = json.load(f)
+        jsonschema.validate(doc, schema)
+        run(["validate", "--results", path])
+        if (doc["answer"]["doubt_low"] is None) != doc["answer"]["settled"]:
+            fail(f"{name}: doubt_low is null exactly when settled: {doc['answer']}")
+    with open(docs["unsettled"]) as f:
+        if json.load(f)["answer"]["settled"]:
+            fail("a 1 ns budget settled the answer")
+    with open(docs["drawn"]) as f:
+        good = json.load(f)
+    damages = [
+        ("/answer", lambda d: d["answer"].pop("value")),
+        ("/answer/value", lambda d: d["answer"].update(value="12")),
+        ("/estimates/0/method", lambda d: d["estimates"][0].update(method="guess")),
+        ("/request/confidence", lambda d: d["request"].update(confidence=1.5)),
+        ("/kind: found \"tunes\"; accepted: \"chsim-results\"", lambda d: d.update(kind="tunes")),
+    ]
+    for pointer, damage in damages:
+        doc = json.loads(json.dumps(good))
+        damage(doc)
+        bad = write(tmp, "bad.json", doc)
+        p = run(["validate", "--results", bad], expect=2)
+        errors = [l for l in p.stderr.splitlines() if "bad.json" in l]
+        if len(errors) != 1 or pointer not in errors[0]:
+            fail(f"damage at {pointer}: expected one line naming it, got {p.stderr!r}")
+        if jsonschema.Draft7Validator(schema).is_valid(doc):
+            fail(f"jsonschema accepts the damage at {pointer}")
 
 
 def locate(args, expect=0):

@@ -2,9 +2,9 @@
 # Script tests of the chsim command line (tests/sim/cli_test.py): JSON Schema
 # validation from Python, determinism across thread counts, shard + merge,
 # Ctrl-C, bad input, help, the plan from the command line, locate's flags and
-# --remove. Included by tests/CMakeLists.txt.
+# --remove, tune files against their schema. Included by tests/CMakeLists.txt.
 if(TARGET chsim)
-  foreach(t schemas determinism shard_merge interrupt bad_input help plan locate)
+  foreach(t schemas determinism shard_merge interrupt bad_input help plan locate tune)
     add_test(NAME sim_cli_${t}
              COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cli_test.py $<TARGET_FILE:chsim>
                      ${PROJECT_SOURCE_DIR} ${t})
