@@ -19,6 +19,13 @@ add_test(NAME lint_source_rules
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/source_rules.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint_source_rules PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
+# Algorithm names live in one place (tests/lint/algorithm_names.py; < 1 s): each
+# registered algorithm is named only in its own file, its registry row, tests,
+# scenarios, docs and the exceptions the script lists with their reasons.
+add_test(NAME lint_algorithm_names
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/algorithm_names.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint_algorithm_names PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
+
 # The public headers of chsim::core are self-contained: each compiles alone
 # with only core/include (and system headers) on the include path, so no
 # private (core/src) or sim header is reachable from them. Built with the
