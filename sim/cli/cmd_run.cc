@@ -223,10 +223,47 @@ void Merge(const MergeFlags& f) {
                f.output.c_str(), doc["cases"].size(), doc["rows"].size());
 }
 
-}  // namespace
+struct ValidateFlags {
+  std::vector<std::string> files;
+  bool results = false;  // the files are result files
+  RunFlags run;          // the flags that change what run refuses
+};
 
-void AddRunCommands(CLI::App& app, int argc, char** argv) {
-  g_argv.assign(argv, argv + argc);
+// `chsim validate`: each file loaded and planned as `chsim run` would (or,
+// with --results, checked against its result schema); one line per file.
+void Validate(const ValidateFlags& v) {
+  int bad = 0;
+  for (const std::string& path : v.files) {
+    try {
+      if (v.results) {
+        sim::ValidateResultsFile(path);
+        std::printf("%s: ok\n", path.c_str());
+        continue;
+      }
+      const RunFlags& f = v.run;
+      const sim::Scenario s = sim::LoadScenario(path, ParseSeedFlag(f.seed));
+      const sim::Shard shard = f.shard.empty() ? sim::Shard{} : ParseShard(f.shard);
+      const unsigned threads = f.threads ? f.threads : sim::DefaultThreads();
+      size_t skipped = 0;
+      for (const sim::CasePlan& p : sim::PlanScenario(s, {threads, shard, f.force})) {
+        skipped += p.skipped;
+      }
+      std::printf("%s: ok (%zu cases, %u trials, %zu events", path.c_str(), s.cases.size(),
+                  s.trials, s.events.size());
+      if (skipped) std::printf("; %zu cases will be skipped, see run --dry-run", skipped);
+      std::printf(")\n");
+    } catch (const sim::UsageError& e) {
+      std::fprintf(stderr, "chsim: error: %s\n", e.what());
+      ++bad;
+    }
+  }
+  if (bad) {
+    throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(v.files.size()) +
+                          " files invalid");
+  }
+}
+
+void AddRunCommand(CLI::App& app) {
   static RunFlags flags;  // outlives the app's callbacks
   RunFlags* f = &flags;
   CLI::App* run = app.add_subcommand(
@@ -258,13 +295,12 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "--force", f->force,
       "run even beyond 2e10 key placements (about 10 min on 2 cores; refused without it)");
   run->callback([f] { Run(*f); });
+}
 
-  static std::vector<std::string> validate_files;
-  static bool validate_results = false;
-  static RunFlags validate_flags;  // the flags that change what run refuses
-  auto* files = &validate_files;
-  bool* as_results = &validate_results;
-  RunFlags* vf = &validate_flags;
+void AddValidateCommand(CLI::App& app) {
+  static ValidateFlags flags;  // outlives the app's callbacks
+  ValidateFlags* v = &flags;
+  RunFlags* vf = &flags.run;
   CLI::App* validate = app.add_subcommand(
       "validate",
       "Check scenario files (or result files with --results) without running them: each\n"
@@ -276,9 +312,9 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
       "  chsim validate --seed 7 --shard 0/4 sweep.json   # as chsim run with those flags\n"
       "  chsim validate --results results/remap-events.json\n"
       "Prints one line per file; exit 2 if any is invalid.");
-  validate->add_option("files", *files, "scenario files")->required();
+  validate->add_option("files", v->files, "scenario files")->required();
   validate->add_flag(
-      "--results", *as_results,
+      "--results", v->results,
       "the files are result files: of chsim run or merge (results/schema.json) or of chsim "
       "tune --json (results/tune-schema.json)");
   validate->add_option("--seed", vf->seed, "master seed, as chsim run --seed");
@@ -287,37 +323,10 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
   validate->add_flag("--force", vf->force, "as chsim run --force (no work limit)");
   validate->add_option("--threads", vf->threads, "planning threads (default: all cores)")
       ->check(CLI::Range(1u, 1024u));
-  validate->callback([files, as_results, vf] {
-    int bad = 0;
-    for (const std::string& path : *files) {
-      try {
-        if (*as_results) {
-          sim::ValidateResultsFile(path);
-          std::printf("%s: ok\n", path.c_str());
-          continue;
-        }
-        const sim::Scenario s = sim::LoadScenario(path, ParseSeedFlag(vf->seed));
-        const sim::Shard shard = vf->shard.empty() ? sim::Shard{} : ParseShard(vf->shard);
-        const unsigned threads = vf->threads ? vf->threads : sim::DefaultThreads();
-        size_t skipped = 0;
-        for (const sim::CasePlan& p : sim::PlanScenario(s, {threads, shard, vf->force})) {
-          skipped += p.skipped;
-        }
-        std::printf("%s: ok (%zu cases, %u trials, %zu events", path.c_str(), s.cases.size(),
-                    s.trials, s.events.size());
-        if (skipped) std::printf("; %zu cases will be skipped, see run --dry-run", skipped);
-        std::printf(")\n");
-      } catch (const sim::UsageError& e) {
-        std::fprintf(stderr, "chsim: error: %s\n", e.what());
-        ++bad;
-      }
-    }
-    if (bad) {
-      throw sim::UsageError(std::to_string(bad) + " of " + std::to_string(files->size()) +
-                            " files invalid");
-    }
-  });
+  validate->callback([v] { Validate(*v); });
+}
 
+void AddMergeCommand(CLI::App& app) {
   static MergeFlags merge_flags;
   MergeFlags* m = &merge_flags;
   CLI::App* merge = app.add_subcommand(
@@ -344,6 +353,15 @@ void AddRunCommands(CLI::App& app, int argc, char** argv) {
                     "with --missing: the scenario the shards were run from (others are foreign)");
   merge->add_option("--seed", m->seed, "with --scenario: the --seed the shards were run with");
   merge->callback([m] { Merge(*m); });
+}
+
+}  // namespace
+
+void AddRunCommands(CLI::App& app, int argc, char** argv) {
+  g_argv.assign(argv, argv + argc);
+  AddRunCommand(app);
+  AddValidateCommand(app);
+  AddMergeCommand(app);
 }
 
 }  // namespace chsim::cli

@@ -401,17 +401,8 @@ RingPlacement* MakeRing(py::handle servers, py::handle profile, py::handle hash_
   return new RingPlacement(spec, std::move(list), std::move(given), std::move(p));
 }
 
-}  // namespace
-
-void BindPlacement(py::module_& m) {
-  m.def(
-      "_set_indices_type",
-      [](py::handle type) {
-        Py_XDECREF(g_indices_type);
-        g_indices_type = type.inc_ref().ptr();
-      },
-      "Sets the ndarray subclass locate_batch returns (the package sets chsim.NodeIndices).");
-
+// chsim.Algorithm: any registered algorithm over a node list.
+void BindAlgorithm(py::module_& m) {
   auto algorithm = py::class_<Placement>(m, "Algorithm", R"(A registered algorithm over a node list.
 
 Algorithm(name, nodes, **params)
@@ -478,7 +469,10 @@ it at once. A stateful algorithm places the keys in order.)")
            py::arg("repeats") = 3,
            "Benchmarks (bench/python_locate.py): the least seconds per key of the C++ lookup of "
            "keys, their views made beforehand; rings time Ring::LocateBatch.");
+}
 
+// chsim.Ring: a memcached client's Ketama ring, an Algorithm with points().
+void BindRing(py::module_& m) {
   py::class_<RingPlacement, Placement>(m, "Ring", R"(A memcached client's Ketama ring.
 
 Ring(servers, profile="spymemcached", hash_algorithm=None, hasher=None)
@@ -500,6 +494,21 @@ server list changes. An Algorithm ("ketama") with points().)")
            "The ring in order as a numpy structured array of (point, node): every point the "
            "client keeps, duplicates included where it keeps them, with the id of its node "
            "(`chsim ring` prints the same).");
+}
+
+}  // namespace
+
+void BindPlacement(py::module_& m) {
+  m.def(
+      "_set_indices_type",
+      [](py::handle type) {
+        Py_XDECREF(g_indices_type);
+        g_indices_type = type.inc_ref().ptr();
+      },
+      "Sets the ndarray subclass locate_batch returns (the package sets chsim.NodeIndices).");
+
+  BindAlgorithm(m);
+  BindRing(m);
 }
 
 }  // namespace chsim::python

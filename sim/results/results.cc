@@ -124,6 +124,84 @@ Json AlgorithmCatalog(const std::vector<const AlgorithmSpec*>& specs) {
   return out;
 }
 
+namespace {
+
+// The case's tidy rows, and per (step, metric) the summary over its trials.
+void AppendRowsAndSummary(const Json& header, const CaseResult& r, Json& rows, Json& summary) {
+  std::map<std::pair<uint32_t, const MetricSpec*>, std::vector<double>> by_key;
+  std::vector<std::pair<uint32_t, const MetricSpec*>> key_order;
+  auto event = [&r](uint32_t step) {
+    return step < r.step_events.size() ? r.step_events[step] : std::string();
+  };
+  for (const MetricRow& m : r.rows) {
+    const MetricSpec& info = m.metric.spec();
+    Json row = header;
+    row["trial"] = m.trial;
+    row["step"] = m.step;
+    row["event"] = event(m.step);
+    row["metric"] = info.name;
+    row["value"] = Number(m.value);
+    row["unit"] = info.unit;
+    row["deterministic"] = info.deterministic;
+    rows.push_back(std::move(row));
+    auto key = std::make_pair(m.step, &info);
+    auto [it, inserted] = by_key.try_emplace(key);
+    if (inserted) key_order.push_back(key);
+    if (std::isfinite(m.value)) it->second.push_back(m.value);
+  }
+  for (const auto& key : key_order) {
+    const MetricSpec& info = *key.second;
+    Summary sm = Summarize(by_key[key]);
+    Json row = header;
+    row["step"] = key.first;
+    row["event"] = event(key.first);
+    row["metric"] = info.name;
+    row["trials"] = sm.count;
+    row["mean"] = sm.count ? Number(sm.mean) : Json(nullptr);
+    row["stddev"] = sm.count > 1 ? Number(sm.stddev) : Json(nullptr);
+    row["ci95_low"] = sm.count > 1 ? Number(sm.mean - sm.ci95_half) : Json(nullptr);
+    row["ci95_high"] = sm.count > 1 ? Number(sm.mean + sm.ci95_half) : Json(nullptr);
+    row["unit"] = info.unit;
+    row["deterministic"] = info.deterministic;
+    summary.push_back(std::move(row));
+  }
+}
+
+// The case's per-node rows and remapping transitions.
+void AppendNodesAndTransitions(const CaseSpec& c, const CaseResult& r, Json& nodes,
+                               Json& transitions) {
+  for (const NodeRow& nr : r.nodes) {
+    Json row = Json::object();
+    row["case_id"] = c.id;
+    row["case_index"] = c.index;
+    row["trial"] = nr.trial;
+    row["step"] = nr.step;
+    row["node"] = nr.node;
+    row["label"] = r.labels[nr.trial][nr.node];
+    row["weight"] = nr.weight;
+    row["load"] = Number(nr.load);
+    row["expected"] = Number(nr.expected);
+    row["ratio"] = Number(nr.load / nr.expected);
+    row["share"] = Number(nr.share);
+    row["moved_in"] = Number(nr.moved_in);
+    row["moved_out"] = Number(nr.moved_out);
+    nodes.push_back(std::move(row));
+  }
+  for (const TransitionRow& t : r.transitions) {
+    Json row = Json::object();
+    row["case_id"] = c.id;
+    row["case_index"] = c.index;
+    row["trial"] = t.trial;
+    row["step"] = t.step;
+    row["from"] = r.labels[t.trial][t.from];
+    row["to"] = r.labels[t.trial][t.to];
+    row["units"] = t.units;
+    transitions.push_back(std::move(row));
+  }
+}
+
+}  // namespace
+
 Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
                   const std::vector<const CaseResult*>& results, const Shard& shard,
                   const Json& provenance) {
@@ -140,7 +218,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
   for (size_t k = 0; k < cases.size(); ++k) {
     const CaseSpec& c = *cases[k];
     const CaseResult& r = *results[k];
-    Json header = CaseHeader(c);
+    const Json header = CaseHeader(c);
     Json jc = header;
     jc["seed"] = std::to_string(c.seed);
     jc["workload"] = c.workload_shown;
@@ -148,72 +226,10 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
     jc["message"] = r.message;
     jc["steps"] = r.step_events;
     jc["per_node"] = PerNodeName(PerNodeApplied(s.per_node, c.nodes));
-    jcases.push_back(jc);
-    // Tidy rows, and the values per (step, metric) for the summary.
-    std::map<std::pair<uint32_t, const MetricSpec*>, std::vector<double>> by_key;
-    std::vector<std::pair<uint32_t, const MetricSpec*>> key_order;
-    for (const MetricRow& m : r.rows) {
-      const MetricSpec& info = m.metric.spec();
-      Json row = header;
-      row["trial"] = m.trial;
-      row["step"] = m.step;
-      row["event"] = m.step < r.step_events.size() ? r.step_events[m.step] : "";
-      row["metric"] = info.name;
-      row["value"] = Number(m.value);
-      row["unit"] = info.unit;
-      row["deterministic"] = info.deterministic;
-      rows.push_back(std::move(row));
-      auto key = std::make_pair(m.step, &info);
-      auto [it, inserted] = by_key.try_emplace(key);
-      if (inserted) key_order.push_back(key);
-      if (std::isfinite(m.value)) it->second.push_back(m.value);
-    }
-    for (const auto& key : key_order) {
-      const std::vector<double>& values = by_key[key];
-      const MetricSpec& info = *key.second;
-      Summary sm = Summarize(values);
-      Json row = header;
-      row["step"] = key.first;
-      row["event"] = key.first < r.step_events.size() ? r.step_events[key.first] : "";
-      row["metric"] = info.name;
-      row["trials"] = sm.count;
-      row["mean"] = sm.count ? Number(sm.mean) : Json(nullptr);
-      row["stddev"] = sm.count > 1 ? Number(sm.stddev) : Json(nullptr);
-      row["ci95_low"] = sm.count > 1 ? Number(sm.mean - sm.ci95_half) : Json(nullptr);
-      row["ci95_high"] = sm.count > 1 ? Number(sm.mean + sm.ci95_half) : Json(nullptr);
-      row["unit"] = info.unit;
-      row["deterministic"] = info.deterministic;
-      summary.push_back(std::move(row));
-    }
-    for (const NodeRow& nr : r.nodes) {
-      Json row = Json::object();
-      row["case_id"] = c.id;
-      row["case_index"] = c.index;
-      row["trial"] = nr.trial;
-      row["step"] = nr.step;
-      row["node"] = nr.node;
-      row["label"] = r.labels[nr.trial][nr.node];
-      row["weight"] = nr.weight;
-      row["load"] = Number(nr.load);
-      row["expected"] = Number(nr.expected);
-      row["ratio"] = Number(nr.load / nr.expected);
-      row["share"] = Number(nr.share);
-      row["moved_in"] = Number(nr.moved_in);
-      row["moved_out"] = Number(nr.moved_out);
-      nodes.push_back(std::move(row));
-    }
+    jcases.push_back(std::move(jc));
+    AppendRowsAndSummary(header, r, rows, summary);
+    AppendNodesAndTransitions(c, r, nodes, transitions);
     AppendCacheTables(c, r, cache_nodes, cache_windows);
-    for (const TransitionRow& t : r.transitions) {
-      Json row = Json::object();
-      row["case_id"] = c.id;
-      row["case_index"] = c.index;
-      row["trial"] = t.trial;
-      row["step"] = t.step;
-      row["from"] = r.labels[t.trial][t.from];
-      row["to"] = r.labels[t.trial][t.to];
-      row["units"] = t.units;
-      transitions.push_back(std::move(row));
-    }
   }
   doc["cases"] = std::move(jcases);
   doc["rows"] = std::move(rows);

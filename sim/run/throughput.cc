@@ -5,6 +5,8 @@
 // of the Add / Remove times trial 0 measured as it applied the events.
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,118 @@ void EmitResizeMedians(CaseResult& r) {
   }
 }
 
+// The keys the lookups are timed on: the case's workload (trial 0), packed
+// into one buffer; uniform "user:{n}" keys when it has none to index. Their
+// count is a power of two, so the latency chain can wrap with a mask.
+struct TimedKeys {
+  std::string buffer;
+  std::vector<uint32_t> offsets, lengths;
+  std::vector<std::string_view> views;  // into buffer
+  std::vector<uint64_t> hashes;         // the key hasher's, per key
+  size_t count = 0;
+};
+
+void PackKeys(const Scenario& s, const CaseSpec& c, TimedKeys* k) {
+  const Workload& w = *c.throughput_workload;
+  const uint64_t seed = SeedsForTrial(s.seed, 0).keys;
+  size_t m = s.throughput_keys;
+  if (w.units() < m) m = std::max<size_t>(16, static_cast<size_t>(w.units()));
+  size_t pow2 = 1;
+  while (pow2 * 2 <= m) pow2 *= 2;
+  k->count = m = pow2;
+  std::string key;
+  for (size_t i = 0; i < m; ++i) {
+    w.KeyAt(seed, i % std::max<uint64_t>(1, w.units()), &key);
+    k->offsets.push_back(static_cast<uint32_t>(k->buffer.size()));
+    k->lengths.push_back(static_cast<uint32_t>(key.size()));
+    k->buffer += key;
+  }
+  const Hasher& hasher = *c.algorithm.key_hasher;
+  k->hashes.resize(m);
+  for (size_t i = 0; i < m; ++i) {
+    k->views.emplace_back(k->buffer.data() + k->offsets[i], k->lengths[i]);
+    k->hashes[i] = hasher(k->buffer.data() + k->offsets[i], k->lengths[i]);
+  }
+}
+
+// Items per timed call: all keys, or fewer for slow algorithms (rendezvous
+// at 100,000 nodes) so that one call stays under a quarter of min_time.
+size_t ItemsPerCall(const Scenario& s, const Algorithm& a, const TimedKeys& k) {
+  size_t items = k.count;
+  const double t0 = ThreadCpuNs();
+  uint64_t acc = 0;
+  for (size_t i = 0; i < 16; ++i) acc += a.Locate(k.hashes[i]);
+  g_sink = g_sink + acc;
+  const double per = (ThreadCpuNs() - t0) / 16;
+  const double budget = s.throughput_min_ms * 1e6 / 4;
+  while (items > 16 && static_cast<double>(items) * per * 4 > budget) items /= 2;
+  return items;
+}
+
+struct LookupNs {
+  double no_hash, no_hash_latency, with_hash, with_hash_latency;
+};
+
+// Stateful algorithms are timed through Locate (no assignment). Batches may
+// wrap around the end of the key set: [first, first + items) mod m. With the
+// hash, independent keys take the simulator's own path (HashBatch: the
+// multi-buffer MD5 for md5, then LocateBatch); dependent keys the hasher one
+// key at a time (md5: chsim's one-block MD5).
+LookupNs TimeLookups(const Scenario& s, const Algorithm& a, const Hasher& hasher,
+                     const TimedKeys& k, size_t items) {
+  const uint32_t reps = s.throughput_repetitions, min_ms = s.throughput_min_ms;
+  const size_t m = k.count, mask = m - 1;
+  const char* data = k.buffer.data();
+  const std::function<void()> check = ThrowIfStopped;
+  std::vector<uint32_t> out(m);
+  std::vector<uint64_t> batch_hashes(items);
+  LookupNs ns;
+  ns.no_hash = MedianNsPerItem(
+      [&](size_t first) {
+        size_t len = std::min(items, m - first);
+        a.LocateBatch({k.hashes.data() + first, len}, {out.data(), len});
+        if (len < items)
+          a.LocateBatch({k.hashes.data(), items - len}, {out.data() + len, items - len});
+        g_sink = g_sink + out[0];
+      },
+      items, m, reps, min_ms, check);
+  ns.no_hash_latency = MedianNsPerItem(
+      [&](size_t first) {
+        uint32_t zero = g_opaque_zero, prev = 0;
+        size_t idx = first;
+        for (size_t i = 0; i < items; ++i) {
+          prev = a.Locate(k.hashes[idx] ^ (prev & zero));
+          idx = (idx + 1 + (prev & zero)) & mask;
+        }
+        g_sink = g_sink + prev;
+      },
+      items, m, reps, min_ms, check);
+  ns.with_hash = MedianNsPerItem(
+      [&](size_t first) {
+        size_t len = std::min(items, m - first);
+        HashBatch(hasher, {k.views.data() + first, len}, batch_hashes);
+        if (len < items) {
+          HashBatch(hasher, {k.views.data(), items - len},
+                    {batch_hashes.data() + len, items - len});
+        }
+        a.LocateBatch(batch_hashes, {out.data(), items});
+        g_sink = g_sink + out[0];
+      },
+      items, m, reps, min_ms, check);
+  ns.with_hash_latency = MedianNsPerItem(
+      [&](size_t first) {
+        uint32_t zero = g_opaque_zero, prev = 0;
+        size_t idx = first;
+        for (size_t i = 0; i < items; ++i) {
+          prev = a.Locate(hasher.fn(data + k.offsets[idx] + (prev & zero), k.lengths[idx]));
+          idx = (idx + 1 + (prev & zero)) & mask;
+        }
+        g_sink = g_sink + prev;
+      },
+      items, m, reps, min_ms, check);
+  return ns;
+}
+
 }  // namespace
 
 void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
@@ -50,104 +164,18 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
         alg = BuildCaseAlgorithm(s, c, nodes, Build::kReal);
       },
       s.throughput_repetitions, 2000, ThrowIfStopped);
-  // Keys: the case's workload (trial 0), packed; uniform "user:{n}" keys
-  // when it has none to index.
-  const Workload& w = *c.throughput_workload;
-  const uint64_t seed = SeedsForTrial(s.seed, 0).keys;
-  size_t m = s.throughput_keys;
-  if (w.units() < m) {
-    m = std::max<size_t>(16, static_cast<size_t>(w.units()));
-  }
-  size_t pow2 = 1;
-  while (pow2 * 2 <= m) pow2 *= 2;
-  m = pow2;  // a power of two, so the latency chain can wrap with a mask
-  std::string buffer, key;
-  std::vector<uint32_t> offsets, lengths;
-  std::vector<std::string_view> views;
-  for (size_t i = 0; i < m; ++i) {
-    w.KeyAt(seed, i % std::max<uint64_t>(1, w.units()), &key);
-    offsets.push_back(static_cast<uint32_t>(buffer.size()));
-    lengths.push_back(static_cast<uint32_t>(key.size()));
-    buffer += key;
-  }
-  for (size_t i = 0; i < m; ++i) views.emplace_back(buffer.data() + offsets[i], lengths[i]);
-  const Hasher& hasher = *c.algorithm.key_hasher;
-  std::vector<uint64_t> hashes(m);
-  for (size_t i = 0; i < m; ++i) hashes[i] = hasher(buffer.data() + offsets[i], lengths[i]);
-  std::vector<uint32_t> out(m);
-  // Items per timed call: all keys, or fewer for slow algorithms (rendezvous
-  // at 100,000 nodes) so that one call stays under a quarter of min_time.
-  size_t items = m;
-  {
-    const double t0 = ThreadCpuNs();
-    uint64_t acc = 0;
-    for (size_t i = 0; i < 16; ++i) acc += alg->Locate(hashes[i]);
-    g_sink = g_sink + acc;
-    double per = (ThreadCpuNs() - t0) / 16;
-    double budget = s.throughput_min_ms * 1e6 / 4;
-    while (items > 16 && static_cast<double>(items) * per * 4 > budget) items /= 2;
-  }
+  TimedKeys keys;
+  PackKeys(s, c, &keys);
   const Algorithm& a = *alg;
-  const uint32_t reps = s.throughput_repetitions, min_ms = s.throughput_min_ms;
-  const size_t mask = m - 1;
-  const char* data = buffer.data();
-  // Stateful algorithms are timed through Locate (no assignment). Batches
-  // may wrap around the end of the key set: [first, first + items) mod m.
-  // With the hash, independent keys take the simulator's own path (HashBatch:
-  // the multi-buffer MD5 for md5, then LocateBatch); dependent keys the
-  // hasher one key at a time (md5: chsim's one-block MD5).
-  std::vector<uint64_t> batch_hashes(items);
-  const std::function<void()> check = ThrowIfStopped;
-  double no_hash = MedianNsPerItem(
-      [&](size_t first) {
-        size_t len = std::min(items, m - first);
-        a.LocateBatch({hashes.data() + first, len}, {out.data(), len});
-        if (len < items)
-          a.LocateBatch({hashes.data(), items - len}, {out.data() + len, items - len});
-        g_sink = g_sink + out[0];
-      },
-      items, m, reps, min_ms, check);
-  double no_hash_latency = MedianNsPerItem(
-      [&](size_t first) {
-        uint32_t zero = g_opaque_zero, prev = 0;
-        size_t idx = first;
-        for (size_t i = 0; i < items; ++i) {
-          prev = a.Locate(hashes[idx] ^ (prev & zero));
-          idx = (idx + 1 + (prev & zero)) & mask;
-        }
-        g_sink = g_sink + prev;
-      },
-      items, m, reps, min_ms, check);
-  double with_hash = MedianNsPerItem(
-      [&](size_t first) {
-        size_t len = std::min(items, m - first);
-        HashBatch(hasher, {views.data() + first, len}, batch_hashes);
-        if (len < items) {
-          HashBatch(hasher, {views.data(), items - len}, {batch_hashes.data() + len, items - len});
-        }
-        a.LocateBatch(batch_hashes, {out.data(), items});
-        g_sink = g_sink + out[0];
-      },
-      items, m, reps, min_ms, check);
-  double with_hash_latency = MedianNsPerItem(
-      [&](size_t first) {
-        uint32_t zero = g_opaque_zero, prev = 0;
-        size_t idx = first;
-        for (size_t i = 0; i < items; ++i) {
-          prev = a.Locate(hasher.fn(data + offsets[idx] + (prev & zero), lengths[idx]));
-          idx = (idx + 1 + (prev & zero)) & mask;
-        }
-        g_sink = g_sink + prev;
-      },
-      items, m, reps, min_ms, check);
+  const LookupNs ns = TimeLookups(s, a, *c.algorithm.key_hasher, keys, ItemsPerCall(s, a, keys));
   auto emit = [&r](MetricRef metric, double value) {
     r.rows.push_back(MetricRow{0, 0, metric, value});
   };
-  emit(Metric("throughput.ns_per_lookup"), no_hash);
-  emit(Metric("throughput.ns_per_lookup_latency"), no_hash_latency);
-  emit(Metric("throughput.ns_per_lookup_with_hash"), with_hash);
-  emit(Metric("throughput.ns_per_lookup_with_hash_latency"), with_hash_latency);
-  emit(Metric("throughput.lookups_per_second"), 1e9 / with_hash);
+  emit(Metric("throughput.ns_per_lookup"), ns.no_hash);
+  emit(Metric("throughput.ns_per_lookup_latency"), ns.no_hash_latency);
+  emit(Metric("throughput.ns_per_lookup_with_hash"), ns.with_hash);
+  emit(Metric("throughput.ns_per_lookup_with_hash_latency"), ns.with_hash_latency);
+  emit(Metric("throughput.lookups_per_second"), 1e9 / ns.with_hash);
   emit(Metric("throughput.build_ms"), build_ms);
   EmitResizeMedians(r);
   emit(Metric("throughput.memory_bytes_per_node"),

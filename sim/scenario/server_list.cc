@@ -35,6 +35,45 @@ bool ParseUint(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out) {
   return true;
 }
 
+// HOST, HOST:PORT or [IPV6]:PORT into node->host, port and port_given.
+void ParseAddress(std::string_view addr, const std::string& file, size_t line_no, Node* node) {
+  std::string_view host = addr, port;
+  bool has_port = false;
+  if (!addr.empty() && addr[0] == '[') {
+    size_t close = addr.find(']');
+    if (close == std::string_view::npos || close == 1) {
+      throw LineError(file, line_no, "bad IPv6 address " + Quote(addr) + "; expected [ADDR]:PORT");
+    }
+    host = addr.substr(1, close - 1);
+    std::string_view rest = addr.substr(close + 1);
+    if (!rest.empty()) {
+      if (rest[0] != ':') {
+        throw LineError(file, line_no, "bad address " + Quote(addr) + "; expected [ADDR]:PORT");
+      }
+      port = rest.substr(1);
+      has_port = true;
+    }
+  } else if (size_t colon = addr.find(':'); colon != std::string_view::npos) {
+    if (addr.find(':', colon + 1) != std::string_view::npos) {
+      throw LineError(file, line_no,
+                      "address " + Quote(addr) + " has several ':'; write IPv6 as [ADDR]:PORT");
+    }
+    host = addr.substr(0, colon);
+    port = addr.substr(colon + 1);
+    has_port = true;
+  }
+  if (host.empty()) throw LineError(file, line_no, "empty host in " + Quote(addr));
+  uint64_t v = 0;
+  if (has_port) {
+    if (!ParseUint(port, 1, 65535, &v)) {
+      throw LineError(file, line_no, "bad port " + Quote(port) + "; expected an integer 1..65535");
+    }
+    node->port = static_cast<uint32_t>(v);
+    node->port_given = true;
+  }
+  node->host = std::string(host);
+}
+
 }  // namespace
 
 ServerList ParseServerList(std::string_view text, const std::string& file) {
@@ -55,7 +94,8 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
     }
     if (size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
     if (line.find('\0') != std::string_view::npos) {
-      throw LineError(file, line_no, "NUL byte in server line; expected HOST[:PORT] [WEIGHT [NAME]]");
+      throw LineError(file, line_no,
+                      "NUL byte in server line; expected HOST[:PORT] [WEIGHT [NAME]]");
     }
     std::vector<std::string_view> tok = Tokens(line);
     if (tok.empty()) continue;
@@ -67,42 +107,9 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
     Node node;
     std::string_view addr = tok[0];
     node.label = std::string(addr);
-    std::string_view host = addr, port;
-    bool has_port = false;
-    if (!addr.empty() && addr[0] == '[') {
-      size_t close = addr.find(']');
-      if (close == std::string_view::npos || close == 1) {
-        throw LineError(file, line_no, "bad IPv6 address " + Quote(addr) + "; expected [ADDR]:PORT");
-      }
-      host = addr.substr(1, close - 1);
-      std::string_view rest = addr.substr(close + 1);
-      if (!rest.empty()) {
-        if (rest[0] != ':') {
-          throw LineError(file, line_no, "bad address " + Quote(addr) + "; expected [ADDR]:PORT");
-        }
-        port = rest.substr(1);
-        has_port = true;
-      }
-    } else if (size_t colon = addr.find(':'); colon != std::string_view::npos) {
-      if (addr.find(':', colon + 1) != std::string_view::npos) {
-        throw LineError(file, line_no,
-                        "address " + Quote(addr) + " has several ':'; write IPv6 as [ADDR]:PORT");
-      }
-      host = addr.substr(0, colon);
-      port = addr.substr(colon + 1);
-      has_port = true;
-    }
-    if (host.empty()) throw LineError(file, line_no, "empty host in " + Quote(addr));
-    uint64_t v = 0;
-    if (has_port) {
-      if (!ParseUint(port, 1, 65535, &v)) {
-        throw LineError(file, line_no, "bad port " + Quote(port) + "; expected an integer 1..65535");
-      }
-      node.port = static_cast<uint32_t>(v);
-      node.port_given = true;
-    }
-    node.host = std::string(host);
+    ParseAddress(addr, file, line_no, &node);
     if (tok.size() >= 2) {
+      uint64_t v = 0;
       if (!ParseUint(tok[1], 1, 2147483647, &v)) {
         throw LineError(file, line_no,
                         "bad weight " + Quote(tok[1]) + "; expected an integer 1..2147483647");
