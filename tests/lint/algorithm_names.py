@@ -17,8 +17,10 @@ A name found elsewhere prints FILE:LINE: names algorithm 'X' ...; exit 1 if any.
 """
 import os
 import re
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from source_rules import tracked_texts  # noqa: E402
 
 ALGORITHMS = "core/src/algorithms/"
 REGISTRY = ALGORITHMS + "registry.cc"
@@ -54,11 +56,6 @@ EXCEPTIONS = {
 # `constinit const AlgorithmSpec kXSpec{ .name = "x", ...` (or `= Maker({ ...`), as
 # docs/extending.md writes a spec; a bare `extern` declaration does not match.
 SPEC = re.compile(r'AlgorithmSpec\s+(\w+)\s*(?:=\s*[\w:]*\(\s*)?\{[^;]*?\.name\s*=\s*"([\w.-]+)"', re.S)
-
-
-def tracked(root):
-    out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True)
-    return [p for p in out.stdout.decode().split("\0") if p]
 
 
 def registered(root):
@@ -97,13 +94,8 @@ def main():
     algos = registered(root)
     patterns = {n: re.compile(rf"[\"']{n}[\"'(/]|\b{ident}\b") for n, (_, ident) in algos.items()}
     errors = []
-    for path in tracked(root):
+    for path, lines in tracked_texts(root):
         if path == "tests/lint/algorithm_names.py":
-            continue
-        try:
-            with open(os.path.join(root, path), encoding="utf-8") as f:
-                lines = f.read().split("\n")
-        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
             continue
         for name, pattern in patterns.items():
             if allowed(path, name, algos[name][0]):

@@ -24,9 +24,15 @@ CITE = re.compile(r"docs/design\.md#([A-Za-z0-9_-]+)")
 OUTSIDE = re.compile(r"\.\./shared/|\bDESIGN\.md\b")
 
 
-def tracked(root):
+def tracked_texts(root):
+    """(path, lines) of every file git tracks under root that reads as UTF-8 text."""
     out = subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True, check=True)
-    return [p for p in out.stdout.decode().split("\0") if p]
+    for path in (p for p in out.stdout.decode().split("\0") if p):
+        try:
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                yield path, f.read().split("\n")
+        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
+            continue
 
 
 def anchors(root):
@@ -61,13 +67,8 @@ def main():
     root = sys.argv[1]
     errors = []
     heads = anchors(root)
-    for path in tracked(root):
+    for path, lines in tracked_texts(root):
         if "/corpus/" in path or "/golden/" in path:
-            continue
-        try:
-            with open(os.path.join(root, path), encoding="utf-8") as f:
-                lines = f.read().split("\n")
-        except (UnicodeDecodeError, IsADirectoryError, FileNotFoundError):
             continue
         code = path.endswith((".h", ".cc", ".c", ".md"))
         for i, line in enumerate(lines, 1):
