@@ -73,7 +73,9 @@ void AddTuneCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed")->capture_default_str();
   cmd->add_option("--threads", o->threads, "threads (default: all cores)");
-  cmd->add_option("--json", flags.json, "write the result as JSON to this file");
+  cmd->add_option("--json", flags.json,
+                  "write the result as JSON to this file (results/README.md, \"Tune files\"; "
+                  "chsim validate --results checks it)");
   cmd->add_flag("--quiet", flags.quiet, "no progress on stderr");
   cmd->callback([] { RunTune(flags); });
 }
