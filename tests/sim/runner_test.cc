@@ -348,9 +348,11 @@ TEST(RunnerTest, ResizeRowsFollowTheEvents) {
         EXPECT_TRUE(rows_of(r, "nodes").empty());
       }
     }
-    // A ring removal rebuilds 20 x 40 points; an anchor removal touches a few words.
-    EXPECT_GT(rows_of(out.results[0], "throughput.ns_per_remove").begin()->second,
-              rows_of(out.results[1], "throughput.ns_per_remove").begin()->second + 10000);
+    // Which removal costs more (a ring rebuilds 20 x 40 points, anchor touches a
+    // few words) is a timing, asserted nowhere in tests: chsim_algorithm_benchmark's
+    // algo/resize/<name>/op:remove rows measure it. Under AddressSanitizer on a
+    // loaded machine one anchor removal once read 155 us of CPU against the
+    // ring's 134 us.
   }
   Scenario quiet = ParseScenario(
       R"({"schema_version": 1, "name": "rs", "metrics": ["balance", "remap"], )" + body + "}",
