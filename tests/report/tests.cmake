@@ -5,11 +5,16 @@
 # files; report_make (label python: it runs no chsim code but the quick tune runs, so the
 # sanitizer builds skip it) builds a report per file, one over the shards and their merge and
 # one over everything, and checks figure data against the raw rows.
+# A sanitizer build (which has no report_make) runs 10 random scenarios instead of 30.
 set(CHSIM_REPORT_WORK ${CMAKE_BINARY_DIR}/report-test)
+set(_report_count 30)
+if(CHSIM_SANITIZER_RUN)
+  set(_report_count 10)
+endif()
 add_test(NAME report_run
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_test.py run
                  --chsim $<TARGET_FILE:chsim> --source ${PROJECT_SOURCE_DIR}
-                 --work ${CHSIM_REPORT_WORK})
+                 --work ${CHSIM_REPORT_WORK} --count ${_report_count})
 add_test(NAME report_make
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_test.py report
                  --chsim $<TARGET_FILE:chsim> --source ${PROJECT_SOURCE_DIR}

@@ -10,6 +10,9 @@ if(TARGET chsim)
                      ${PROJECT_SOURCE_DIR} ${t})
     set_tests_properties(sim_cli_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
   endforeach()
+  if(CHSIM_SANITIZER_RUN)  # the smaller twin of schemas (cli_test.py's SANITIZED)
+    set_tests_properties(sim_cli_schemas PROPERTIES ENVIRONMENT CHSIM_TEST_SANITIZED=1)
+  endif()
 endif()
 
 # The cache replay against a plain Python LRU/FIFO over `chsim locate`'s
