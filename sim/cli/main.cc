@@ -10,11 +10,15 @@
 #include "chsim/simd.h"
 #include "sim/base/errors.h"
 #include "sim/cli/commands.h"
+#include "sim/results/provenance.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"chsim: simulate and benchmark consistent hashing (Ketama and its successors)",
                "chsim"};
   app.require_subcommand(1);
+  // "chsim 0.1.0+<commit>[-dirty]": the version and commit a result file's provenance names.
+  app.set_version_flag("--version", "chsim " + chsim::sim::ToolVersion(),
+                       "Print the version and git commit and exit");
   chsim::cli::AddLocateCommand(app);
   chsim::cli::AddRingCommand(app);
   chsim::cli::AddListCommand(app);
@@ -44,6 +48,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "chsim: error: %s (see chsim --help)\n", e.what());

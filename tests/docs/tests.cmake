@@ -23,3 +23,8 @@ target_include_directories(chsim_docs_tests PRIVATE ${PROJECT_SOURCE_DIR}/core/s
 target_link_libraries(chsim_docs_tests PRIVATE chsim_sim chsim::core GTest::gtest_main
                                                chsim_warnings)
 gtest_discover_tests(chsim_docs_tests DISCOVERY_TIMEOUT 120 PROPERTIES LABELS docs)
+# README's opening figure exists, has a caption and is not stale against its JSON sidecar.
+add_test(NAME docs_readme_figure
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_figure_test.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_readme_figure PROPERTIES LABELS docs TIMEOUT 60)
