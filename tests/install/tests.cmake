@@ -6,7 +6,7 @@
 add_test(NAME install_consumer
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/install_test.sh ${CMAKE_BINARY_DIR} $<TARGET_FILE:chsim>)
 set_tests_properties(install_consumer PROPERTIES LABELS install TIMEOUT ${CHSIM_HANG_S})
-# The Debian package (packaging/package.cmake): cpack -G DEB, unpacked with dpkg -x into a
+# The Debian package (cmake/packaging/package.cmake): cpack -G DEB, unpacked with dpkg -x into a
 # scratch root, run from there (chsim --version and list, import chsim, the consumer above
 # against the root), and its man page and bash completion checked to cover every subcommand
 # and flag (tests/install/package_test.sh; label install, as above). It needs the full build

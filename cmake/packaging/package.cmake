@@ -9,18 +9,18 @@ find_program(CHSIM_HELP2MAN help2man)
 # Not in a sanitizer build: no package is made from it, and its chsim's leak report at exit
 # would fail help2man.
 if(CHSIM_HELP2MAN AND TARGET chsim AND NOT CHSIM_SANITIZER_RUN)
-  # chsim(1) from chsim's own help text (packaging/make-man), redrawn whenever chsim relinks.
+  # chsim(1) from chsim's own help text (cmake/packaging/make-man), redrawn whenever chsim relinks.
   set(_man ${CMAKE_BINARY_DIR}/packaging/chsim.1)
   add_custom_command(OUTPUT ${_man}
-                     COMMAND ${PROJECT_SOURCE_DIR}/packaging/make-man $<TARGET_FILE:chsim> ${_man}
-                     DEPENDS chsim ${PROJECT_SOURCE_DIR}/packaging/make-man
+                     COMMAND ${CMAKE_CURRENT_LIST_DIR}/make-man $<TARGET_FILE:chsim> ${_man}
+                     DEPENDS chsim ${CMAKE_CURRENT_LIST_DIR}/make-man
                      COMMENT "Writing the man page chsim(1) from chsim --help" VERBATIM)
   add_custom_target(chsim_man ALL DEPENDS ${_man})
   install(FILES ${_man} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
   message(STATUS "chsim man page: off (a sanitizer build, or no help2man: install-deps --test)")
 endif()
-install(FILES ${PROJECT_SOURCE_DIR}/packaging/chsim.bash
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/chsim.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME chsim)
 install(FILES ${PROJECT_SOURCE_DIR}/scenarios/schema.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/chsim RENAME scenario-schema.json)
