@@ -29,8 +29,13 @@ std::string Quoted(std::span<const std::string_view> keys) {
   return out;
 }
 
+std::span<const std::string_view> ChoiceSpan(const FieldSpec& f) {
+  return f.choices_of ? f.choices_of() : f.choices;
+}
+
 std::vector<std::string> Choices(const FieldSpec& f) {
-  return std::vector<std::string>(f.choices.begin(), f.choices.end());
+  const std::span<const std::string_view> c = ChoiceSpan(f);
+  return std::vector<std::string>(c.begin(), c.end());
 }
 
 bool IsKind(const Json& v, FieldType type) {
@@ -307,7 +312,7 @@ Json ValueSchema(const FieldSpec& f, Json& definitions) {
     case FieldType::kBoolean:
       return {{"type", "boolean"}};
     case FieldType::kEnum:
-      if (f.choices.size() == 1) return {{"const", f.choices[0]}};
+      if (ChoiceSpan(f).size() == 1) return {{"const", ChoiceSpan(f)[0]}};
       return {{"enum", Choices(f)}};
     case FieldType::kObject:
       return ObjectSchema(*f.object, definitions);

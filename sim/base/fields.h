@@ -58,12 +58,14 @@ struct FieldSpec {
   size_t min_length = 0;          // kString
   std::string_view pattern = {};  // kString: an ECMA-262 regex the whole value matches
   std::span<const std::string_view> choices = {};  // kEnum
-  const ObjectSpec* object = nullptr;              // kObject
-  const FieldSpec* items = nullptr;                // kList
-  size_t min_items = 0;                            // kList
-  bool unique = false;                             // kList
-  std::span<const FieldSpec> alternatives = {};    // kOneOf
-  std::string_view tag = {};                       // kVariant: the key naming the variant
+  // kEnum whose choices a registry holds (used instead of `choices`).
+  std::span<const std::string_view> (*choices_of)() noexcept = nullptr;
+  const ObjectSpec* object = nullptr;            // kObject
+  const FieldSpec* items = nullptr;              // kList
+  size_t min_items = 0;                          // kList
+  bool unique = false;                           // kList
+  std::span<const FieldSpec> alternatives = {};  // kOneOf
+  std::string_view tag = {};                     // kVariant: the key naming the variant
   std::span<const ObjectSpec* const> (*variants)() = nullptr;  // kVariant
   Json (*external_schema)(Json& definitions) = nullptr;        // kExternal
 

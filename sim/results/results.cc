@@ -236,7 +236,7 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
   doc["summary"] = std::move(summary);
   doc["nodes"] = std::move(nodes);
   doc["transitions"] = std::move(transitions);
-  if (s.cache) {
+  if (s.Needs(&GroupPasses::replay)) {
     doc["cache_nodes"] = std::move(cache_nodes);
     doc["cache_windows"] = std::move(cache_windows);
   }

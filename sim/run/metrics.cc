@@ -8,13 +8,6 @@
 
 namespace chsim::sim {
 
-const MetricSpec* FindMetric(std::string_view name) noexcept {
-  for (const MetricSpec& m : kMetricCatalog) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
-}
-
 BalanceFigures BalanceFromRatios(std::span<const double> ratios, double epsilon) noexcept {
   BalanceFigures b;
   double sum = 0, mx = ratios[0], mn = ratios[0];

@@ -3,11 +3,11 @@
 
 #include <optional>
 
-#include "sim/run/deployment.h"
 #include "sim/base/errors.h"
+#include "sim/base/thread_pool.h"
+#include "sim/run/deployment.h"
 #include "sim/run/replay.h"
 #include "sim/run/runner.h"
-#include "sim/base/thread_pool.h"
 
 namespace chsim::sim {
 namespace {
@@ -27,7 +27,8 @@ Outcome PlanSimulation(const Scenario& s, const CaseSpec& c) {
     for (uint32_t trial = 0; trial < trials; ++trial) {
       Deployment d(s, c, trial, Build::kShadow);
       if (trial == 0 && CaseSamples(s, c)) c.workload->Check();
-      if (trial == 0 && s.cache) EventPositions(s, c, c.workload->StreamLength(0));
+      if (trial == 0 && s.Needs(&GroupPasses::replay))
+        EventPositions(s, c, c.workload->StreamLength(0));
       for (uint32_t step = 1; step <= s.events.size(); ++step) d.Apply(s.events[step - 1], step);
     }
   } catch (const CaseSkipped& e) {
@@ -60,7 +61,7 @@ std::vector<CasePlan> PlanScenario(const Scenario& s, const PlanOptions& options
   std::vector<Outcome> sim(n), timing(n);
   ParallelFor(n, options.threads, [&](unsigned, uint64_t i) {
     sim[i] = PlanSimulation(s, s.cases[i]);
-    if (s.throughput && !sim[i].error && !sim[i].plan.skipped) {
+    if (s.Needs(&GroupPasses::timing) && !sim[i].error && !sim[i].plan.skipped) {
       timing[i] = PlanThroughput(s, s.cases[i]);
     }
   });

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cache replay: one pass over a trial's request stream through the run's
-// caches and the twin's, then the rows of each step (replay_rows.cc).
+// caches and the twin's, then the rows of each step (group_cache.cc).
 #include "sim/run/replay.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to the replay (replay.cc, replay_rows.cc): the counts of one step
+// Internal to the replay (replay.cc, group_cache.cc): the counts of one step
 // and the rows made from them.
 #ifndef CHSIM_SIM_RUN_REPLAY_INTERNAL_H_
 #define CHSIM_SIM_RUN_REPLAY_INTERNAL_H_

@@ -246,7 +246,7 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
 void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key_threads,
               Progress* progress, CaseResult& r) {
   const bool sample = CaseSamples(s, c);
-  const bool remap = s.remap && !s.events.empty() && sample;
+  const bool remap = s.Needs(&GroupPasses::previous) && !s.events.empty() && sample;
   Deployment cur(s, c, trial);
   std::optional<Deployment> prev, start;
   if (remap) {
@@ -255,6 +255,8 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
   }
   const uint64_t key_seed = SeedsForTrial(s.seed, trial).keys;
   Cumulative cum;
+  bool steps = false;  // a selected group has a step hook
+  for (const MetricGroup* g : s.groups) steps = steps || g->step;
   const bool transitions = s.transitions && cur.nodes().size() <= kMaxTransitionNodes;
   auto record_nodes = [&] {
     r.labels.resize(trial + 1);
@@ -264,16 +266,18 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
   record_nodes();
   // Trial 0 times the algorithm's Add and Remove calls as the events apply
   // them (reading the clock changes nothing the other rows see).
-  const bool time_resizes = s.throughput && trial == 0;
+  const bool time_resizes = s.Needs(&GroupPasses::event_timing) && trial == 0;
   ResizeTimes times;
   if (time_resizes) {
     times.clock_ns = ClockPairNs();
     cur.TimeResizes(&times);
   }
-  // The cache replay reads the stream once for every step; its rows join
-  // each step's after the others.
-  std::vector<std::vector<MetricRow>> cache_rows;
-  if (s.cache) cache_rows = ReplayTrial(s, c, trial, progress, r);
+  // Trial hooks (the cache replay reads the stream once for every step):
+  // their rows join each step's after the others.
+  std::vector<TrialRows> trial_rows;
+  for (const MetricGroup* g : s.groups) {
+    if (g->trial) trial_rows.push_back(g->trial(s, c, trial, progress, r));
+  }
   for (uint32_t step = 0; step <= s.events.size(); ++step) {
     if (step > 0) {
       times = ResizeTimes{times.clock_ns};
@@ -281,7 +285,7 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
       record_nodes();
     }
     std::optional<Tally> tally;
-    if (sample && (step == 0 || remap || s.balance)) {
+    if (sample) {
       const bool with_prev = remap && step > 0;
       PassInput in{c.workload.get(),
                    key_seed,
@@ -291,25 +295,34 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
                    transitions && with_prev};
       tally = Pass(in, key_threads, progress);
     }
-    if (s.balance || s.remap) {
+    if (steps) {
       EmitStep({&s, &cur, step > 0 && prev ? &*prev : nullptr, tally ? &*tally : nullptr, trial,
                 step, PerNodeApplied(s.per_node, c.nodes)},
                cum, r);
     }
-    if (time_resizes && step > 0) EmitResize(cur, times, step, r);
-    if (step < cache_rows.size()) {
-      r.rows.insert(r.rows.end(), cache_rows[step].begin(), cache_rows[step].end());
+    for (const MetricGroup* g : s.groups) {
+      if (time_resizes && step > 0 && g->event) g->event(cur, times, step, r);
+    }
+    for (const TrialRows& rows : trial_rows) {
+      if (step < rows.size()) r.rows.insert(r.rows.end(), rows[step].begin(), rows[step].end());
     }
     if (step > 0 && prev) prev->Apply(s.events[step - 1], step);
   }
 }
 
-// Throughput, after every case has simulated: one case at a time.
+// The timed hooks of the selected groups, in registry order.
+void TimeGroups(const Scenario& s, const CaseSpec& c, CaseResult& r) {
+  for (const MetricGroup* g : s.groups) {
+    if (g->timed) g->timed(s, c, r);
+  }
+}
+
+// Timing, after every case has simulated: one case at a time.
 void TimeCases(const Scenario& s, RunOutput& out, Progress* progress, size_t* finished) {
   if (progress) progress->SetPhase("timing");
   for (size_t k = 0; k < out.cases.size(); ++k) {
     try {
-      if (out.results[k].status == "ok") MeasureThroughput(s, *out.cases[k], out.results[k]);
+      if (out.results[k].status == "ok") TimeGroups(s, *out.cases[k], out.results[k]);
     } catch (const CaseSkipped& e) {
       out.results[k].status = "skipped";
       out.results[k].message = e.what();
@@ -327,12 +340,12 @@ void TimeCases(const Scenario& s, RunOutput& out, Progress* progress, size_t* fi
 }  // namespace
 
 uint32_t TrialsApplied(const Scenario& s) {
-  if (s.balance || s.remap || s.cache) return s.trials;
-  return s.throughput && !s.events.empty() ? 1 : 0;
+  if (s.Needs(&GroupPasses::trials)) return s.trials;
+  return s.Needs(&GroupPasses::event_timing) && !s.events.empty() ? 1 : 0;
 }
 
 bool CaseSamples(const Scenario& s, const CaseSpec& c) {
-  return (s.balance || s.remap) && c.workload->samples();
+  return s.Needs(&GroupPasses::key_pass) && c.workload->samples();
 }
 
 std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard) {
@@ -348,11 +361,12 @@ uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cas
   for (const CaseSpec* c : cases) {
     if (CaseSamples(s, *c)) {
       uint64_t per_trial = c->workload->units();
-      if (s.remap) per_trial += 3 * c->workload->units() * s.events.size();
+      if (s.Needs(&GroupPasses::previous)) per_trial += 3 * c->workload->units() * s.events.size();
       total += per_trial * s.trials;
     }
-    if (s.cache) total += 2 * c->workload->units() * s.trials;  // the run and its twin
-    if (s.throughput) total += 1;
+    if (s.Needs(&GroupPasses::replay))
+      total += 2 * c->workload->units() * s.trials;  // the run and its twin
+    if (s.Needs(&GroupPasses::timing)) total += 1;
   }
   return std::max<uint64_t>(total, 1);
 }
@@ -384,8 +398,8 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, P
       ThrowIfStopped();
       RunTrial(s, c, trial, key_threads, progress, r);
     }
-    if (with_throughput && s.throughput) {
-      MeasureThroughput(s, c, r);
+    if (with_throughput && s.Needs(&GroupPasses::timing)) {
+      TimeGroups(s, c, r);
       if (progress) progress->Add(1);
     }
   } catch (const CaseSkipped& e) {
@@ -409,18 +423,19 @@ RunOutput RunScenario(const Scenario& s, const RunOptions& options, Progress* pr
   const unsigned workers = static_cast<unsigned>(std::min<size_t>(threads, std::max<size_t>(n, 1)));
   const unsigned key_threads = std::max(1u, threads / workers);
   std::atomic<size_t> done{0};
+  const bool timing = s.Needs(&GroupPasses::timing);
   if (progress) progress->SetPhase("simulating");
   try {
     ParallelFor(n, workers, [&](unsigned, uint64_t k) {
       out.results[k] = RunCase(s, *out.cases[k], key_threads, progress, false);
       done.fetch_add(1);
-      if (progress && !s.throughput) progress->CaseDone();
+      if (progress && !timing) progress->CaseDone();
     });
   } catch (...) {
-    if (finished) *finished = s.throughput ? 0 : done.load();
+    if (finished) *finished = timing ? 0 : done.load();
     throw;
   }
-  if (s.throughput) TimeCases(s, out, progress, finished);
+  if (timing) TimeCases(s, out, progress, finished);
   if (finished) *finished = n;
   return out;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to the runner (runner.cc, emitters.cc, throughput.cc): the tally
-// of one pass over a workload and the functions that turn a step into rows.
+// Internal to the runner (runner.cc, emitters.cc, throughput.cc and the
+// group_*.cc files): the tally of one pass over a workload and the functions
+// that turn a step into rows.
 #ifndef CHSIM_SIM_SRC_RUNNER_INTERNAL_H_
 #define CHSIM_SIM_SRC_RUNNER_INTERNAL_H_
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "sim/results/results.h"
@@ -42,24 +44,54 @@ struct StepState {
   PerNode per_node;  // the case's per-node rows (PerNodeApplied)
 };
 
+// Writes rows of one trial and step.
+class RowWriter {
+ public:
+  RowWriter(CaseResult* r, uint32_t trial, uint32_t step) : r_(r), trial_(trial), step_(step) {}
+  void operator()(MetricRef metric, double value) {
+    r_->rows.push_back(MetricRow{trial_, step_, metric, value});
+  }
+
+ private:
+  CaseResult* r_;
+  uint32_t trial_, step_;
+};
+
+// What the step hooks of the groups (metric_group.h) read: the step, its
+// live nodes, their expected and exact shares, the units the pass placed.
+struct StepFigures {
+  const StepState& st;
+  RowWriter& emit;
+  std::vector<uint32_t> live;                 // global ids
+  std::vector<double> p;                      // expected shares, by global id
+  std::optional<std::vector<double>> shares;  // exact shares, where the algorithm has them
+  double units;                               // 0 without a key pass
+};
+
 // Each live node's expected share (weight / live weight), by global id (0
 // for nodes not live).
 std::vector<double> WeightShares(const Deployment& d);
 
-// Appends the step's metric rows (nodes, structural, theory, sampled, remap,
-// in that order), per-node rows and transitions to `r`.
+// Appends the step's metric rows (nodes, then each selected group's step
+// hook in registry order), per-node rows and transitions to `r`.
 void EmitStep(const StepState& st, Cumulative& cum, CaseResult& r);
 
-// Trial 0 with the throughput metric: the rows of event `step` timed by
-// `times` (throughput.event_ns_per_add / _remove, when the event made such
-// calls) and the memory per live node of `d` after it.
-void EmitResize(const Deployment& d, const ResizeTimes& times, uint32_t step, CaseResult& r);
+// ns per lookup: hash precomputed or not, independent or dependent lookups.
+struct LookupNs {
+  double no_hash = 0, no_hash_latency = 0, with_hash = 0, with_hash_latency = 0;
+};
 
-// Times lookups of the case's algorithm (trial 0's nodes) and appends the
-// throughput rows (trial 0, step 0), with the medians of the event rows
-// EmitResize left in `r`. Throws CaseSkipped or UsageError as
-// BuildCaseAlgorithm does, Interrupted.
-void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r);
+// What timing one case measured (throughput.cc).
+struct CaseTimes {
+  LookupNs ns;
+  double build_ms = 0;
+  double memory_bytes = 0;  // the timed algorithm's MemoryBytes()
+  double nodes = 0;         // its nodes
+};
+
+// Times lookups of the case's algorithm (trial 0's nodes) and its build.
+// Throws CaseSkipped or UsageError as BuildCaseAlgorithm does, Interrupted.
+CaseTimes TimeCase(const Scenario& s, const CaseSpec& c);
 
 }  // namespace chsim::sim
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Throughput timing of one case: build time and ns per lookup (independent
 // and dependent lookups, with and without hashing the key), measured in
-// thread CPU time after the simulation, one case at a time; and the medians
-// of the Add / Remove times trial 0 measured as it applied the events.
+// thread CPU time after the simulation, one case at a time. Its rows are the
+// throughput group's (group_throughput.cc).
 #include <algorithm>
 #include <functional>
 #include <string>
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "sim/base/interrupt.h"
-#include "sim/run/metrics.h"
 #include "sim/run/runner_internal.h"
 #include "sim/run/timing.h"
 
@@ -20,23 +19,6 @@ namespace {
 
 volatile uint32_t g_opaque_zero = 0;  // read once per timing loop: defeats constant folding
 volatile uint64_t g_sink = 0;
-
-// The medians over the events of the per-event Add / Remove times trial 0
-// measured (EmitResize's rows), as step-0 rows; none without such rows.
-void EmitResizeMedians(CaseResult& r) {
-  for (auto [per_event, median] :
-       {std::pair{Metric("throughput.event_ns_per_add"), Metric("throughput.ns_per_add")},
-        std::pair{Metric("throughput.event_ns_per_remove"), Metric("throughput.ns_per_remove")}}) {
-    std::vector<double> v;
-    for (const MetricRow& row : r.rows) {
-      if (row.trial == 0 && row.metric == per_event.name()) v.push_back(row.value);
-    }
-    if (v.empty()) continue;
-    std::sort(v.begin(), v.end());
-    const size_t h = v.size() / 2;
-    r.rows.push_back(MetricRow{0, 0, median, v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2});
-  }
-}
 
 // The keys the lookups are timed on: the case's workload (trial 0), packed
 // into one buffer; uniform "user:{n}" keys when it has none to index. Their
@@ -85,10 +67,6 @@ size_t ItemsPerCall(const Scenario& s, const Algorithm& a, const TimedKeys& k) {
   while (items > 16 && static_cast<double>(items) * per * 4 > budget) items /= 2;
   return items;
 }
-
-struct LookupNs {
-  double no_hash, no_hash_latency, with_hash, with_hash_latency;
-};
 
 // Stateful algorithms are timed through Locate (no assignment). Batches may
 // wrap around the end of the key set: [first, first + items) mod m. With the
@@ -152,13 +130,14 @@ LookupNs TimeLookups(const Scenario& s, const Algorithm& a, const Hasher& hasher
 
 }  // namespace
 
-void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
+CaseTimes TimeCase(const Scenario& s, const CaseSpec& c) {
   AdmitCaseSize(s, c, InitialWeights(s, c, 0));
   std::vector<Node> nodes = InitialNodes(s, c, 0);
   // Build time: median of up to `repetitions` builds, at most ~2 s in all,
   // a cheap first build discarded as warm-up (timing.h).
   std::unique_ptr<Algorithm> alg;
-  const double build_ms = MedianBuildMs(
+  CaseTimes out;
+  out.build_ms = MedianBuildMs(
       [&] {
         alg.reset();
         alg = BuildCaseAlgorithm(s, c, nodes, Build::kReal);
@@ -167,19 +146,10 @@ void MeasureThroughput(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   TimedKeys keys;
   PackKeys(s, c, &keys);
   const Algorithm& a = *alg;
-  const LookupNs ns = TimeLookups(s, a, *c.algorithm.key_hasher, keys, ItemsPerCall(s, a, keys));
-  auto emit = [&r](MetricRef metric, double value) {
-    r.rows.push_back(MetricRow{0, 0, metric, value});
-  };
-  emit(Metric("throughput.ns_per_lookup"), ns.no_hash);
-  emit(Metric("throughput.ns_per_lookup_latency"), ns.no_hash_latency);
-  emit(Metric("throughput.ns_per_lookup_with_hash"), ns.with_hash);
-  emit(Metric("throughput.ns_per_lookup_with_hash_latency"), ns.with_hash_latency);
-  emit(Metric("throughput.lookups_per_second"), 1e9 / ns.with_hash);
-  emit(Metric("throughput.build_ms"), build_ms);
-  EmitResizeMedians(r);
-  emit(Metric("throughput.memory_bytes_per_node"),
-       static_cast<double>(a.MemoryBytes()) / static_cast<double>(nodes.size()));
+  out.ns = TimeLookups(s, a, *c.algorithm.key_hasher, keys, ItemsPerCall(s, a, keys));
+  out.memory_bytes = static_cast<double>(a.MemoryBytes());
+  out.nodes = static_cast<double>(nodes.size());
+  return out;
 }
 
 }  // namespace chsim::sim

@@ -213,12 +213,15 @@ void ReadEvents(const JsonReader& root, const Json& v, Scenario* s) {
 }
 
 void ReadOptions(const Json& v, Scenario* s) {
-  s->balance = s->remap = s->throughput = s->cache = false;
-  for (const Json& m : v["metrics"]) {
-    (m == "balance" ? s->balance
-     : m == "remap" ? s->remap
-     : m == "cache" ? s->cache
-                    : s->throughput) = true;
+  // The field's choices are the groups' names: every entry names one.
+  s->groups.clear();
+  for (const MetricGroup* g : AllMetricGroups()) {
+    for (const Json& m : v["metrics"]) {
+      if (m == g->name) {
+        s->groups.push_back(g);
+        break;
+      }
+    }
   }
   s->epsilon = v["epsilon"].get<double>();
   const std::string on = v["on_unsupported"].get<std::string>();
@@ -237,10 +240,11 @@ void ReadOptions(const Json& v, Scenario* s) {
 
 // The "cache" settings (docs/cache.md): given exactly when the cache metric is.
 void ReadCache(const JsonReader& root, const Json& v, Scenario* s) {
-  if (!s->cache) {
+  if (!s->Needs(&GroupPasses::replay)) {
     if (v.contains("cache")) {
-      root.At("cache").FailMessage("cache settings without the cache metric; accepted: "
-                                   "\"cache\" in \"metrics\" with them");
+      root.At("cache").FailMessage(
+          "cache settings without the cache metric; accepted: "
+          "\"cache\" in \"metrics\" with them");
     }
     return;
   }
@@ -249,7 +253,8 @@ void ReadCache(const JsonReader& root, const Json& v, Scenario* s) {
   CacheSettings& cs = s->cache_settings;
   cs.policies.clear();
   for (const Json& p : c["policy"]) cs.policies.push_back(*FindCachePolicy(p.get<std::string>()));
-  cs.policy_swept = root.At("cache").Has("policy") && root.At("cache").At("policy").value().is_array();
+  cs.policy_swept =
+      root.At("cache").Has("policy") && root.At("cache").At("policy").value().is_array();
   const std::string unit = c["capacity"].begin().key();
   cs.capacity.bytes = unit.starts_with("bytes");
   cs.capacity.fraction = unit.ends_with("_fraction");
@@ -265,17 +270,19 @@ void CheckEventPlacement(const JsonReader& root, const Scenario& s) {
   for (size_t i = 0; i < s.events.size(); ++i) {
     const std::optional<EventAt>& at = s.events[i].at;
     const JsonReader e = root.At("events").At(i);
-    if (at && !s.cache) {
-      e.At("at").FailMessage("places the event on the request stream, which only the cache "
-                             "metric replays; accepted: \"at\" with \"cache\" in \"metrics\"");
+    if (at && !s.Needs(&GroupPasses::replay)) {
+      e.At("at").FailMessage(
+          "places the event on the request stream, which only the cache "
+          "metric replays; accepted: \"at\" with \"cache\" in \"metrics\"");
     }
-    if (!at && s.cache) {
-      e.FailMessage("the cache metric replays one request stream; accepted: every event placed "
-                    "on it with \"at\": {\"request\": N} or {\"fraction\": F}");
+    if (!at && s.Needs(&GroupPasses::replay)) {
+      e.FailMessage(
+          "the cache metric replays one request stream; accepted: every event placed "
+          "on it with \"at\": {\"request\": N} or {\"fraction\": F}");
     }
     const bool same_kind = at && last && at->by_fraction == (*last)->by_fraction;
-    if (same_kind && (at->by_fraction ? at->fraction < (*last)->fraction
-                                      : at->request < (*last)->request)) {
+    if (same_kind &&
+        (at->by_fraction ? at->fraction < (*last)->fraction : at->request < (*last)->request)) {
       e.At("at").FailMessage("found " + ShowJson(e.At("at").value()) +
                              " before the previous event's place; accepted: events in stream "
                              "order");
@@ -460,7 +467,7 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   const size_t first_cache = all.size();
   SweepAxis policy{"policy", {}, s.cache_settings.policy_swept};
   for (CachePolicy p : s.cache_settings.policies) policy.values.push_back(CachePolicyName(p));
-  if (s.cache) all.push_back(&policy);
+  if (s.Needs(&GroupPasses::replay)) all.push_back(&policy);
   uint64_t product = 1;  // refuse an absurd sweep before expanding it
   for (const SweepAxis* axis : all)
     product = std::min(product * axis->values.size(), kMaxCases + 1);
@@ -554,18 +561,22 @@ void ReadAlgorithms(const JsonReader& root, Expansion& x) {
 // What the cache metric needs of the workload: a request stream, with sizes
 // when capacity is in bytes.
 void CheckCacheWorkload(const JsonReader& root, const Scenario& s) {
-  if (!s.cache) return;
+  if (!s.Needs(&GroupPasses::replay)) return;
   for (const CaseSpec& c : s.cases) {
     if (!c.workload->streams()) {
-      root.At("workload").At("weighted").FailMessage(
-          "a weighted key file is not a request stream; accepted: the cache metric over one "
-          "key a line, a trace or a generated workload");
+      root.At("workload")
+          .At("weighted")
+          .FailMessage(
+              "a weighted key file is not a request stream; accepted: the cache metric over one "
+              "key a line, a trace or a generated workload");
     }
     if (s.cache_settings.capacity.bytes && !c.workload->sized()) {
-      root.At("cache").At("capacity").FailMessage(
-          "a capacity in bytes, but the workload's requests have no sizes; accepted: "
-          "\"objects\" or \"objects_fraction\", or a workload with sizes (\"size\", or a "
-          "trace with sizes)");
+      root.At("cache")
+          .At("capacity")
+          .FailMessage(
+              "a capacity in bytes, but the workload's requests have no sizes; accepted: "
+              "\"objects\" or \"objects_fraction\", or a workload with sizes (\"size\", or a "
+              "trace with sizes)");
     }
   }
 }
@@ -599,12 +610,9 @@ Json Resolved(const Scenario& s, const Json& doc) {
   }
   if (!doc.contains("events")) r["events"] = Json::array();
   Json metrics = Json::array();
-  if (s.balance) metrics.push_back("balance");
-  if (s.remap) metrics.push_back("remap");
-  if (s.throughput) metrics.push_back("throughput");
-  if (s.cache) metrics.push_back("cache");
+  for (const MetricGroup* g : s.groups) metrics.push_back(g->name);
   r["metrics"] = metrics;
-  if (s.cache) r["cache"] = ResolvedCache(s.cache_settings, doc["cache"]);
+  if (s.Needs(&GroupPasses::replay)) r["cache"] = ResolvedCache(s.cache_settings, doc["cache"]);
   r["epsilon"] = s.epsilon;
   r["on_unsupported"] = s.on_unsupported == OnUnsupported::kError  ? "error"
                         : s.on_unsupported == OnUnsupported::kSkip ? "skip"

@@ -37,8 +37,9 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/node.h"
-#include "sim/cache/cache.h"
 #include "sim/base/json_reader.h"
+#include "sim/cache/cache.h"
+#include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/workload/workload.h"
 
@@ -103,7 +104,7 @@ struct CacheSettings {
   std::vector<CachePolicy> policies = {CachePolicy::kLru};  // a sweep axis
   bool policy_swept = false;
   CacheCapacity capacity;
-  uint64_t window = 0;  // requests per window; 0: the default (replay.h)
+  uint64_t window = 0;          // requests per window; 0: the default (replay.h)
   double recovery_epsilon = 0;  // the rows give its default
 };
 
@@ -148,7 +149,9 @@ struct Scenario {
   std::vector<Node> file_nodes;
   bool file_weighted = false;
   std::vector<EventSpec> events;
-  bool balance = true, remap = true, throughput = false, cache = false;
+  // The "metrics" entries' groups, each once, in registry order
+  // (metric_group.h).
+  std::vector<const MetricGroup*> groups;
   CacheSettings cache_settings;  // with the cache metric
   double epsilon = 0.1;
   OnUnsupported on_unsupported = OnUnsupported::kError;
@@ -165,6 +168,20 @@ struct Scenario {
   // Whether the node list spells weights out (a weights spec, or a weighted file).
   bool weighted() const noexcept {
     return file_weighted || weights.kind != WeightSpec::Kind::kUniform;
+  }
+  // Whether a selected group needs the pass (e.g. &GroupPasses::key_pass).
+  bool Needs(bool GroupPasses::*pass) const noexcept {
+    for (const MetricGroup* g : groups) {
+      if (g->needs.*pass) return true;
+    }
+    return false;
+  }
+  // Whether the "metrics" entry `group` is selected.
+  bool Selects(std::string_view group) const noexcept {
+    for (const MetricGroup* g : groups) {
+      if (g->name == group) return true;
+    }
+    return false;
   }
   // Every algorithm the cases use, in order of first use.
   std::vector<const AlgorithmSpec*> algorithms() const;

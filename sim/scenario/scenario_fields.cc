@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "sim/cache/cache.h"
+#include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/scenario/scenario.h"
 
@@ -180,8 +181,9 @@ constexpr ObjectSpec kAt{.name = "event_at",
                          .exactly_one = kAtOne};
 constexpr FieldSpec kAtField{.name = "at",
                              .type = FieldType::kObject,
-                             .doc = "where the event happens on the request stream the cache "
-                                    "metric replays (every event has one, or none does)",
+                             .doc =
+                                 "where the event happens on the request stream the cache "
+                                 "metric replays (every event has one, or none does)",
                              .object = &kAt,
                              .example_json = "{\"fraction\": 0.5}"};
 
@@ -249,8 +251,8 @@ constexpr FieldSpec kEvent{.type = FieldType::kVariant,
 
 // --- options -----------------------------------------------------------------
 
-constexpr std::string_view kMetricGroups[] = {"balance", "remap", "throughput", "cache"};
-constexpr FieldSpec kMetricGroup{.type = FieldType::kEnum, .choices = kMetricGroups};
+// The groups' names come from their registry (sim/run/metric_groups.cc).
+constexpr FieldSpec kMetricGroup{.type = FieldType::kEnum, .choices_of = MetricGroupNames};
 constexpr std::string_view kOnUnsupported[] = {"error", "skip", "rebuild"};
 constexpr std::string_view kPerNode[] = {"none", "first_trial", "all", "auto"};
 

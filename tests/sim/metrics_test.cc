@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/run/metric_group.h"
+
 namespace chsim::sim {
 namespace {
 
@@ -51,20 +53,39 @@ TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
   for (const MetricSpec& m : AllMetrics()) {
     EXPECT_TRUE(names.insert(std::string(m.name)).second) << m.name;
     EXPECT_EQ(FindMetric(m.name), &m);
-    EXPECT_EQ(Metric("sampled.cv").name(), "sampled.cv");
     EXPECT_FALSE(m.unit.empty());
     EXPECT_FALSE(m.meaning.empty());
-    const std::string prefix = std::string(m.name).substr(0, std::string(m.name).find('.'));
-    EXPECT_EQ(m.group, prefix == "nodes" ? ""
-                       : prefix == "remap" || prefix == "throughput" || prefix == "cache"
-                           ? prefix
-                           : "balance")
-        << m.name;
+    EXPECT_TRUE(m.name == "nodes" ? m.group.empty() : FindMetricGroup(m.group) != nullptr)
+        << m.name << " names group '" << m.group << "'";
     bool timing = std::string(m.name).rfind("throughput.", 0) == 0 &&
                   m.name != "throughput.memory_bytes_per_node";
     EXPECT_EQ(m.deterministic, !timing) << m.name;
   }
+  EXPECT_EQ(MetricIn(kStepRows, "nodes").name(), "nodes");
   EXPECT_EQ(FindMetric("no.such"), nullptr);
+}
+
+// Each group's rows carry its name, the catalog holds them in registry order
+// after "nodes", and the "metrics" choices are the groups' names.
+TEST(MetricsTest, GroupsOwnTheirRowsInRegistryOrder) {
+  std::vector<std::string_view> expected = {"nodes"};
+  std::vector<std::string_view> names;
+  for (const MetricGroup* g : AllMetricGroups()) {
+    EXPECT_FALSE(g->rows.empty()) << g->name;
+    EXPECT_FALSE(g->doc.empty()) << g->name;
+    EXPECT_EQ(FindMetricGroup(g->name), g);
+    names.push_back(g->name);
+    for (const MetricSpec& m : g->rows) {
+      EXPECT_EQ(m.group, g->name) << m.name;
+      expected.push_back(m.name);
+    }
+  }
+  std::vector<std::string_view> all;
+  for (const MetricSpec& m : AllMetrics()) all.push_back(m.name);
+  EXPECT_EQ(all, expected);
+  const std::span<const std::string_view> choices = MetricGroupNames();
+  EXPECT_EQ(std::vector<std::string_view>(choices.begin(), choices.end()), names);
+  EXPECT_EQ(FindMetricGroup("hotspot"), nullptr);
 }
 
 }  // namespace

@@ -1,16 +1,68 @@
 // SPDX-License-Identifier: Apache-2.0
-// The rows of one replay step: the cache metric group, per node, per window.
+// The cache metric group: what remapping costs a cache. The replay (replay.cc)
+// reads the request stream once per trial; this file writes the rows of each
+// of its steps, with the per-node and window tables.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
-#include "sim/run/metrics.h"
+#include "sim/run/metric_group.h"
+#include "sim/run/replay.h"
 #include "sim/run/replay_internal.h"
 #include "sim/run/runner_internal.h"
 
 namespace chsim::sim {
 namespace {
+
+constexpr MetricSpec kRows[] = {
+    {"cache.requests", "requests", "cache", true,
+     "requests of this step (from its event to the next): reads, writes and deletes"},
+    {"cache.reads", "requests", "cache", true, "reads of this step (each a hit or a miss)"},
+    {"cache.misses", "requests", "cache", true, "reads that missed the cache of their node"},
+    {"cache.hit_ratio", "fraction", "cache", true, "1 - cache.misses / cache.reads"},
+    {"cache.twin_misses", "requests", "cache", true,
+     "misses of the twin: the same stream through the same algorithm and caches, no events"},
+    {"cache.twin_hit_ratio", "fraction", "cache", true, "1 - cache.twin_misses / cache.reads"},
+    {"cache.extra_misses", "requests", "cache", true, "cache.misses - cache.twin_misses"},
+    {"cache.extra_miss_ratio", "fraction", "cache", true, "cache.extra_misses / cache.reads"},
+    {"cache.read_bytes", "bytes", "cache", true, "bytes of this step's reads (sized requests)"},
+    {"cache.miss_bytes", "bytes", "cache", true,
+     "bytes of the reads that missed: what the backing store served"},
+    {"cache.byte_hit_ratio", "fraction", "cache", true, "1 - cache.miss_bytes / cache.read_bytes"},
+    {"cache.extra_miss_bytes", "bytes", "cache", true, "cache.miss_bytes - the twin's miss bytes"},
+    {"cache.peak_window_miss_ratio", "fraction", "cache", true,
+     "largest miss ratio over the step's whole windows (cache.window requests each, counted "
+     "from the step's start)"},
+    {"cache.twin_peak_window_miss_ratio", "fraction", "cache", true,
+     "the twin's largest windowed miss ratio over the same windows"},
+    {"cache.recovery_requests", "requests", "cache", true,
+     "requests from the event to the first window after which every whole window of the step "
+     "has a miss ratio within cache.recovery_epsilon of the twin's (Zhang et al., HotCloud "
+     "2020: the hit ratio is and stays comparable to an undisturbed twin's); null when the step "
+     "ends first (cache.recovered 0)"},
+    {"cache.recovered", "count", "cache", true,
+     "1 when the windowed miss ratio settled within epsilon of the twin's before the step "
+     "ended, else 0 (the next event or the end of the stream came first)"},
+    {"cache.objects", "objects", "cache", true,
+     "objects cached on the live nodes at the step's end"},
+    {"cache.stored_bytes", "bytes", "cache", true,
+     "bytes cached on the live nodes at the step's end"},
+    {"cache.stored_bytes_max_over_mean", "ratio", "cache", true,
+     "largest node's cached bytes / expected (weight share of the total), at the step's end"},
+    {"cache.stored_bytes_cv", "ratio", "cache", true,
+     "coefficient of variation of cached bytes / expected across live nodes"},
+    {"cache.requested_bytes_max_over_mean", "ratio", "cache", true,
+     "largest node's requested bytes in the step / expected (weight share)"},
+    {"cache.requested_bytes_cv", "ratio", "cache", true,
+     "coefficient of variation of requested bytes / expected across live nodes"},
+    {"cache.node_capacity_objects", "objects", "cache", true,
+     "each node's cache capacity (a capacity in objects, fractions resolved)"},
+    {"cache.node_capacity_bytes", "bytes", "cache", true,
+     "each node's cache capacity (a capacity in bytes, fractions resolved)"},
+};
+
+consteval MetricRef Metric(std::string_view name) { return MetricIn(kRows, name); }
 
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
@@ -140,5 +192,21 @@ void EmitCacheStep(const StepView& v, std::span<const uint64_t> objects,
        static_cast<double>(v.capacity));
   EmitTables(v, objects, bytes, r);
 }
+
+namespace {
+constexpr std::string_view kNotebooks[] = {"cache.ipynb"};
+}  // namespace
+
+extern const MetricGroup kCacheGroup;
+constexpr MetricGroup kCacheGroup{
+    .name = "cache",
+    .doc =
+        "a cache per node replaying the request stream: the misses each event costs beside "
+        "a twin to which no event happens (the cache settings apply)",
+    .needs = {.trials = true, .replay = true},
+    .rows = kRows,
+    .notebooks = kNotebooks,
+    .trial = ReplayTrial,
+};
 
 }  // namespace chsim::sim
