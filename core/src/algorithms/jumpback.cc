@@ -14,7 +14,8 @@
 // SplitMix64 stream: the first draw is Mix64(hash)), as hash4j's
 // jumpBackHashSplitMix64(), and the bit twiddling follows hash4j's
 // implementation of the paper's algorithm, so for the same 64-bit hash the
-// buckets are meant to equal hash4j's.
+// buckets equal hash4j's (the walk is proven through jumpback_anchor's hash4j
+// goldens, tests/algorithms/jumpback_anchor_hash4j_test.cc).
 //
 // Cost against n: when n is a power of two the highest level's position is
 // always below n; just above one, most draws in the top level land at or
