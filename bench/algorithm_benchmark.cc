@@ -6,8 +6,8 @@
 // binary, so ratios to it travel between machines. Names:
 //   algo/lookup/<name>/removed:<pct>/mode:{tput,lat}/nodes:<n>
 //       Locate on independent (tput) or chained (lat) keys after removing
-//       <pct>% of the nodes at random (0, 10, 50; the non-zero rows only for
-//       algorithms with arbitrary removal). Counter bytes_per_node:
+//       <pct>% of the nodes at random (0, 10, 50, 90; the non-zero rows only
+//       for algorithms with arbitrary removal). Counter bytes_per_node:
 //       MemoryBytes / live nodes, i.e. memory per node after the removals.
 //   algo/batch/<name>/removed:<pct>/nodes:<n>
 //       LocateBatch over 1,024 keys after the same removals (0 and 10).
@@ -269,7 +269,7 @@ void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
 void Register() {
   for (const AlgorithmSpec* spec : AllAlgorithms()) {
     const std::string name(spec->name);
-    for (int removed : {0, 10, 50}) {
+    for (int removed : {0, 10, 50, 90}) {
       if (removed > 0 && !spec->capabilities.arbitrary_removal) continue;
       for (bool lat : {false, true}) {
         const std::string bm = "algo/lookup/" + name + "/removed:" + std::to_string(removed) +

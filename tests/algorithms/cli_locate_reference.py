@@ -14,6 +14,8 @@ itself (ctypes), never through chsim's code:
   modulo        h mod n
   jump          Guava's consistentHash(long, int) (Lamping & Veach 2014)
   memento       jump, when nothing was removed (Coluzzi et al. 2023)
+  jumpback_anchor
+                jumpback below, when nothing was removed (hash4j's jumpBackAnchorHash, 2025)
   rendezvous    argmax over nodes of Mix64(Mix64(h) ^ seed), or of -w / ln(u) with weights
                 (Thaler & Ravishankar 1998; Schindelhauer & Schomaker 2005)
   maglev        the paper's population loop, offset = Mix2(seed, "offset") mod M,
@@ -273,6 +275,8 @@ def reference(name, nodes, hashes):
         return [h % n for h in hashes]
     if name in ("jump", "memento"):
         return [jump(h, n) for h in hashes]
+    if name == "jumpback_anchor":
+        return [jumpback(h, n) for h in hashes]
     if name in RANGE_HASHES:
         return [RANGE_HASHES[name](h, n) for h in hashes]
     if name == "ring":

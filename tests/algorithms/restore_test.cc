@@ -138,7 +138,7 @@ TEST_P(HistoryFree, RestoringInAnyOrderBringsEveryKeyBack) {
 
 INSTANTIATE_TEST_SUITE_P(Algorithms, HistoryFree,
                          ::testing::Values("ring", "rendezvous", "multi_probe", "maglev", "modulo",
-                                           "anchor", "memento", "dx"),
+                                           "anchor", "memento", "dx", "jumpback_anchor"),
                          [](const auto& info) { return std::string(info.param); });
 
 class LastInFirstOut : public ::testing::TestWithParam<std::string_view> {};
@@ -182,7 +182,8 @@ TEST_P(LastInFirstOut, RestoringInAnotherOrderPermutesBucketsExactlyAsPredicted)
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Algorithms, LastInFirstOut, ::testing::Values("anchor", "memento", "dx"),
+INSTANTIATE_TEST_SUITE_P(Algorithms, LastInFirstOut,
+                         ::testing::Values("anchor", "memento", "dx", "jumpback_anchor"),
                          [](const auto& info) { return std::string(info.param); });
 
 // Why anchor cannot hand an earlier-removed bucket back with minimal
@@ -192,7 +193,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, LastInFirstOut, ::testing::Values("anchor",
 // would move between survivors (besides the keys it must move to x).
 TEST(LastInFirstOutReason, ReplayingHistoryWithoutTheRestoredBucketMovesSurvivorsKeys) {
   const auto keys = KeyHashes(200000);
-  for (std::string_view name : {"anchor", "memento"}) {
+  for (std::string_view name : {"anchor", "memento", "jumpback_anchor"}) {
     auto both = MakeAlgorithm(name, MakeNumberedNodes(kNodes));
     auto only_y = MakeAlgorithm(name, MakeNumberedNodes(kNodes));
     const uint32_t x = 17, y = 60;

@@ -9,7 +9,7 @@ namespace chsim {
 namespace algorithms_internal {
 extern const AlgorithmSpec kRingSpec, kKetamaSpec, kJumpSpec, kRendezvousSpec, kMaglevSpec,
     kMultiProbeSpec, kBoundedLoadSpec, kAnchorSpec, kMementoSpec, kDxSpec, kPowerSpec, kFlipSpec,
-    kJumpBackSpec, kBinomialSpec, kModuloSpec;
+    kJumpBackSpec, kBinomialSpec, kModuloSpec, kJumpBackAnchorSpec;
 }  // namespace algorithms_internal
 
 namespace {
@@ -17,9 +17,10 @@ namespace {
 using namespace algorithms_internal;
 
 constexpr const AlgorithmSpec* kRegistry[] = {
-    &kRingSpec,       &kKetamaSpec,      &kJumpSpec,     &kRendezvousSpec, &kMaglevSpec,
-    &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec,   &kMementoSpec,    &kDxSpec,
-    &kPowerSpec,      &kFlipSpec,        &kJumpBackSpec, &kBinomialSpec,   &kModuloSpec,
+    &kRingSpec,     &kKetamaSpec,     &kJumpSpec,        &kRendezvousSpec,
+    &kMaglevSpec,   &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec,
+    &kMementoSpec,  &kDxSpec,         &kPowerSpec,       &kFlipSpec,
+    &kJumpBackSpec, &kBinomialSpec,   &kModuloSpec,      &kJumpBackAnchorSpec,
 };
 
 std::string ParamNames(const AlgorithmSpec& spec) {
