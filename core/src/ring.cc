@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/ring.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -426,6 +428,64 @@ size_t SortTwoLevel(const Buckets& b, const RingPlan& plan, DuplicatePoints dup,
   return kept;
 }
 
+// The points of a node under a rule other than point-key hashing, written to
+// out[0, count).
+void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32_t* out) {
+  switch (profile.point_rule) {
+    case PointRule::kPointKeyHash:
+      break;  // MakePoints
+    case PointRule::kCrc32Chain: {
+      // base = CRC-32 of host, NUL, port; point j continues it over the
+      // little-endian bytes of point j - 1 (zlib's crc32(crc, ...) continues
+      // a finished CRC, as ngx_crc32_update does before ngx_crc32_final).
+      const HostPort hp = NginxHostPort(node.label);
+      std::string text(hp.host);
+      text.push_back('\0');
+      text.append(hp.port);
+      const uLong base =
+          crc32(0L, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+      uint32_t prev = 0;
+      for (uint32_t j = 0; j < count; ++j) {
+        const unsigned char le[4] = {
+            static_cast<unsigned char>(prev), static_cast<unsigned char>(prev >> 8),
+            static_cast<unsigned char>(prev >> 16), static_cast<unsigned char>(prev >> 24)};
+        prev = static_cast<uint32_t>(crc32(base, le, 4));
+        out[j] = prev;
+      }
+      return;
+    }
+  }
+}
+
+// The ring's entries for a profile whose points come from RulePoints: every
+// point with its owner, sorted stably by point (equal points in rank order),
+// then each run of equal points reduced per profile.duplicates.
+std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nodes,
+                               const RingPlan& plan) {
+  std::vector<Entry> entries(plan.total);
+  std::vector<uint32_t> points;
+  size_t at = 0;
+  for (size_t rank = 0; rank < plan.owner.size(); ++rank) {
+    points.resize(plan.counts[rank]);
+    RulePoints(profile, nodes[plan.owner[rank]], plan.counts[rank], points.data());
+    for (const uint32_t p : points) entries[at++] = {p, plan.owner[rank]};
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.point < b.point; });
+  size_t out = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (out > 0 && entries[i].point == entries[out - 1].point) {
+      if (profile.duplicates == DuplicatePoints::kDrop) continue;
+      if (profile.duplicates == DuplicatePoints::kKeepAsWinner) {
+        entries[i].owner = entries[out - 1].owner;
+      }
+    }
+    entries[out++] = entries[i];
+  }
+  entries.resize(out);
+  return entries;
+}
+
 }  // namespace
 
 Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weighted) {
@@ -450,7 +510,17 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   entries.reserve(made + kPad);
   entries.resize(made);  // Entry() leaves them unset: every one is written
   size_t kept;
-  if (b.top_bits == 0) {
+  if (profile.point_rule != PointRule::kPointKeyHash) {
+    entries = RuleEntries(profile, nodes, plan);
+    kept = entries.size();
+    entries.reserve(kept + kPad);
+    size_t e = 0;  // index[f] = first entry with point >= f << shift
+    for (size_t f = 0; f + 1 < index.size(); ++f) {
+      const uint64_t start = uint64_t{f} << b.shift;
+      while (e < kept && entries[e].point < start) ++e;
+      index[f] = static_cast<uint32_t>(e);
+    }
+  } else if (b.top_bits == 0) {
     std::unique_ptr<uint32_t[]> points = MakePoints(profile, nodes, plan, index.data(), b.shift);
     kept = SortOneLevel(b, plan, profile.duplicates, points.get(), entries.data(), index.data());
   } else {
