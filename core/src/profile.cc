@@ -36,6 +36,9 @@ constexpr ProfileInfo kProfiles[] = {
      "nginx 1.22 upstream `hash KEY consistent`: CRC-32 chain over host NUL port (the server "
      "text as written) and the previous point, 160 points per weight, key crc32, first point "
      ">= hash, equal points kept once"},
+    {"nginx-hash",
+     "nginx 1.22 upstream `hash KEY` (Cache::Memcached-compatible): (crc32(key) >> 16) & "
+     "0x7fff modulo the total weight, walked down the weights in server order"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -109,6 +112,21 @@ void ApplyNginx(Profile& p, const ProfileOptions& opt) {
   p.key_hasher = p.point_hasher = &GetHasher("crc32");  // ngx_crc32_long(key)
   p.tie = TieRule::kEarlierWins;  // sorted stably on the point, the first of equal ones kept
   p.duplicates = DuplicatePoints::kDrop;
+}
+
+// nginx 1.22 ngx_http_upstream_hash_module.c: ngx_http_upstream_get_hash_peer
+// (the first try; retries only follow a failed or down server).
+void ApplyNginxHash(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  RejectOption(p.name, "--hasher", opt.hasher);
+  p.key_format = PointKeyFormat::kLabel;
+  p.point_rule = PointRule::kWeightModulo;
+  p.points_per_node = 1;  // the plan's count; the entries are the runs of the key space
+  p.count = p.weighted_count = PointCount::kConstant;
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+  p.key_hasher = p.point_hasher = &GetHasher("crc_spy");  // (crc32(key) >> 16) & 0x7fff
+  p.hash_space_bits = 15;
 }
 
 }  // namespace
@@ -189,6 +207,8 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     p.edge = LookupEdge::kGreater;                  // bisect_right
   } else if (name == "nginx") {
     ApplyNginx(p, opt);
+  } else if (name == "nginx-hash") {
+    ApplyNginxHash(p, opt);
   } else {
     Unknown("profile", name, ProfileNames());
   }

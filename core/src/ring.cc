@@ -433,7 +433,8 @@ size_t SortTwoLevel(const Buckets& b, const RingPlan& plan, DuplicatePoints dup,
 void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32_t* out) {
   switch (profile.point_rule) {
     case PointRule::kPointKeyHash:
-      break;  // MakePoints
+    case PointRule::kWeightModulo:
+      break;  // MakePoints, WeightModuloEntries
     case PointRule::kCrc32Chain: {
       // base = CRC-32 of host, NUL, port; point j continues it over the
       // little-endian bytes of point j - 1 (zlib's crc32(crc, ...) continues
@@ -457,11 +458,35 @@ void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32
   }
 }
 
+// nginx's modulo (ngx_http_upstream_get_hash_peer): w = v % total weight;
+// `while (w >= peer->weight) { w -= peer->weight; peer = peer->next; }` down
+// the servers in list order. One entry per run of v with the same server, at
+// its last v.
+std::vector<Entry> WeightModuloEntries(const Profile& profile, std::span<const Node> nodes) {
+  const uint64_t total = TotalWeight(nodes);
+  const uint64_t space = uint64_t{1} << profile.hash_space_bits;
+  auto owner_of = [&](uint64_t v) {
+    uint64_t w = v % total;
+    uint32_t i = 0;
+    while (w >= nodes[i].weight) w -= nodes[i++].weight;
+    return i;
+  };
+  std::vector<Entry> entries;
+  uint32_t owner = owner_of(0);
+  for (uint64_t v = 0; v < space; ++v) {
+    const uint32_t next = v + 1 < space ? owner_of(v + 1) : UINT32_MAX;
+    if (next != owner) entries.push_back({static_cast<uint32_t>(v), owner});
+    owner = next;
+  }
+  return entries;
+}
+
 // The ring's entries for a profile whose points come from RulePoints: every
 // point with its owner, sorted stably by point (equal points in rank order),
 // then each run of equal points reduced per profile.duplicates.
 std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nodes,
                                const RingPlan& plan) {
+  if (profile.point_rule == PointRule::kWeightModulo) return WeightModuloEntries(profile, nodes);
   std::vector<Entry> entries(plan.total);
   std::vector<uint32_t> points;
   size_t at = 0;
@@ -499,6 +524,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.key_fn_ = profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
   ring.shift_ = b.shift;
+  ring.space_bits_ = profile.hash_space_bits;
 
   // A stable sort by point (equal points stay in rank order: rank 0 wins a
   // tie) by counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), from the
@@ -566,7 +592,11 @@ std::vector<uint64_t> Ring::ArcLengths() const {
     arcs[entries_[i].owner] += entries_[i].point - prev;
     prev = entries_[i].point;
   }
-  arcs[entries_[0].owner] += (uint64_t{1} << 32) - prev + entries_[0].point;
+  arcs[entries_[0].owner] += (uint64_t{1} << space_bits_) - prev + entries_[0].point;
+  // Key hashes of a narrower space (space_bits_ < 32) stand for equal shares of 2^32.
+  if (space_bits_ < 32) {
+    for (uint64_t& a : arcs) a <<= 32 - space_bits_;
+  }
   return arcs;
 }
 

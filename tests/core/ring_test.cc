@@ -404,5 +404,23 @@ TEST(NginxProfile, TinyRingProbes) {
       r.LocateHash(static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>("hello"), 5))));
 }
 
+// nginx `hash KEY`: v = (crc32 >> 16) & 0x7fff, v % total weight walked down
+// the weights in list order; probed at 0, 1, 2, 3 and the last value, and its
+// exact shares (32768 values: 10923 with v % 3 == 0).
+TEST(NginxProfile, ModuloProbesAndShares) {
+  std::vector<Node> nodes = MakeNumberedNodes(2);
+  nodes[1].weight = 2;
+  const Ring r = Ring::Build(MakeProfile("nginx-hash"), nodes);
+  EXPECT_EQ(r.LocateHash(0), 0u);
+  EXPECT_EQ(r.LocateHash(1), 1u);
+  EXPECT_EQ(r.LocateHash(2), 1u);
+  EXPECT_EQ(r.LocateHash(3), 0u);
+  EXPECT_EQ(r.LocateHash(32767), 1u);  // 32767 % 3 == 1
+  const std::vector<uint64_t> arcs = r.ArcLengths();
+  ASSERT_EQ(arcs.size(), 2u);
+  EXPECT_EQ(arcs[0], uint64_t{10923} << 17);
+  EXPECT_EQ(arcs[1], uint64_t{21845} << 17);
+}
+
 }  // namespace
 }  // namespace chsim

@@ -51,6 +51,12 @@ enum class PointRule {
   // of host, NUL, port, then the 4 little-endian bytes of point j-1 (0 for
   // j = 0).
   kCrc32Chain,
+  // nginx `hash KEY` without `consistent` (ngx_http_upstream_get_hash_peer):
+  // not points but the whole key space, which is 2^hash_space_bits values v
+  // of the key hasher: v % (total weight), walked down the nodes' weights in
+  // list order, picks the node. One entry per run of v with the same node,
+  // at the run's last v.
+  kWeightModulo,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -81,6 +87,9 @@ struct Profile {
   std::string description;
   PointKeyFormat key_format = PointKeyFormat::kHostPort;
   PointRule point_rule = PointRule::kPointKeyHash;
+  // Size of the space key hashes fall in, for the exact shares: 32, or the
+  // key hasher's width where the rule maps all of it (kWeightModulo: 15).
+  int hash_space_bits = 32;
   uint32_t points_per_node = 160;  // constant, or the base of the weighted formulas
   // Base of the weighted formulas when it differs from points_per_node (0 = same).
   uint32_t weighted_points_per_node = 0;
