@@ -540,9 +540,12 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
     entries = RuleEntries(profile, nodes, plan);
     kept = entries.size();
     entries.reserve(kept + kPad);
+    // Buckets over the key space, which is narrower than 2^32 when
+    // hash_space_bits < 32 (then fewer bits are shifted off).
+    ring.shift_ = std::max(0, b.shift - (32 - profile.hash_space_bits));
     size_t e = 0;  // index[f] = first entry with point >= f << shift
     for (size_t f = 0; f + 1 < index.size(); ++f) {
-      const uint64_t start = uint64_t{f} << b.shift;
+      const uint64_t start = uint64_t{f} << ring.shift_;
       while (e < kept && entries[e].point < start) ++e;
       index[f] = static_cast<uint32_t>(e);
     }
