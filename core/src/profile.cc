@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/profile.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +32,13 @@ constexpr ProfileInfo kProfiles[] = {
     {"uhashring",
      "uhashring 2.1 HashRing(nodes, hash_fn='ketama'): label-i, integer point count, first "
      "point > hash"},
+    {"nginx",
+     "nginx 1.22 upstream `hash KEY consistent`: CRC-32 chain over host NUL port (the server "
+     "text as written) and the previous point, 160 points per weight, key crc32, first point "
+     ">= hash, equal points kept once"},
+    {"nginx-hash",
+     "nginx 1.22 upstream `hash KEY` (Cache::Memcached-compatible): (crc32(key) >> 16) & "
+     "0x7fff modulo the total weight, walked down the weights in server order"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -51,9 +60,12 @@ struct SpyAlgorithm {
   std::string_view hasher;
 };
 constexpr SpyAlgorithm kSpyAlgorithms[] = {
-    {"KETAMA_HASH", "md5"},          {"NATIVE_HASH", "java_string"},
-    {"CRC_HASH", "crc_spy"},         {"FNV1_64_HASH", "spy_fnv1_64"},
-    {"FNV1A_64_HASH", "spy_fnv1a_64"}, {"FNV1_32_HASH", "spy_fnv1_32"},
+    {"KETAMA_HASH", "md5"},
+    {"NATIVE_HASH", "java_string"},
+    {"CRC_HASH", "crc_spy"},
+    {"FNV1_64_HASH", "spy_fnv1_64"},
+    {"FNV1A_64_HASH", "spy_fnv1a_64"},
+    {"FNV1_32_HASH", "spy_fnv1_32"},
     {"FNV1A_32_HASH", "spy_fnv1a_32"},
 };
 
@@ -74,7 +86,8 @@ void ApplySpyAlgorithm(Profile& p, const std::string& algorithm) {
     return;
   }
   std::string valid;
-  for (const SpyAlgorithm& a : kSpyAlgorithms) valid += (valid.empty() ? "" : ", ") + std::string(a.name);
+  for (const SpyAlgorithm& a : kSpyAlgorithms)
+    valid += (valid.empty() ? "" : ", ") + std::string(a.name);
   Unknown("spymemcached hash algorithm", alg, valid);
 }
 
@@ -83,6 +96,37 @@ void RejectOption(std::string_view profile, std::string_view option, const std::
     throw std::invalid_argument("profile '" + std::string(profile) + "' takes no " +
                                 std::string(option) + " (got '" + value + "')");
   }
+}
+
+// nginx 1.22 ngx_http_upstream_hash_module.c: ngx_http_upstream_init_chash
+// (the points) and ngx_http_upstream_get_chash_peer (the lookup).
+void ApplyNginx(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  RejectOption(p.name, "--hasher", opt.hasher);
+  p.key_format = PointKeyFormat::kLabel;
+  p.point_rule = PointRule::kCrc32Chain;
+  p.points_per_node = 160;  // npoints = weight * 160
+  p.count = p.weighted_count = PointCount::kPerWeight;
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+  p.key_hasher = p.point_hasher = &GetHasher("crc32");  // ngx_crc32_long(key)
+  p.tie = TieRule::kEarlierWins;  // sorted stably on the point, the first of equal ones kept
+  p.duplicates = DuplicatePoints::kDrop;
+}
+
+// nginx 1.22 ngx_http_upstream_hash_module.c: ngx_http_upstream_get_hash_peer
+// (the first try; retries only follow a failed or down server).
+void ApplyNginxHash(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  RejectOption(p.name, "--hasher", opt.hasher);
+  p.key_format = PointKeyFormat::kLabel;
+  p.point_rule = PointRule::kWeightModulo;
+  p.points_per_node = 1;  // the plan's count; the entries are the runs of the key space
+  p.count = p.weighted_count = PointCount::kConstant;
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+  p.key_hasher = p.point_hasher = &GetHasher("crc_spy");  // (crc32(key) >> 16) & 0x7fff
+  p.hash_space_bits = 15;
 }
 
 }  // namespace
@@ -101,8 +145,8 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
   p.point_hasher = &md5;
   if (name == "spymemcached" || name == "spymemcached-libmemcached") {
     RejectOption(name, "--hasher", opt.hasher);
-    p.key_format = name == "spymemcached" ? PointKeyFormat::kHostPort
-                                          : PointKeyFormat::kHostOrHostPort;
+    p.key_format =
+        name == "spymemcached" ? PointKeyFormat::kHostPort : PointKeyFormat::kHostOrHostPort;
     p.points_per_node = 160;  // DefaultKetamaNodeLocatorConfiguration.getNodeRepetitions()
     p.count = PointCount::kConstant;
     p.weighted_count = PointCount::kWeightedFloat;
@@ -113,8 +157,8 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
   } else if (name == "libmemcached" || name == "libmemcached-spy") {
     RejectOption(name, "--hash-algorithm", opt.hash_algorithm);
     RejectOption(name, "--hasher", opt.hasher);
-    p.key_format = name == "libmemcached" ? PointKeyFormat::kHostOrHostPort
-                                          : PointKeyFormat::kSlashHostPort;
+    p.key_format =
+        name == "libmemcached" ? PointKeyFormat::kHostOrHostPort : PointKeyFormat::kSlashHostPort;
     p.points_per_node = 160;  // MEMCACHED_POINTS_PER_SERVER_KETAMA
     p.count = p.weighted_count = PointCount::kWeightedFloat;
     p.tie = TieRule::kEarlierWins;  // qsort on (value, server index)
@@ -131,8 +175,8 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     p.points_per_hash = 1;
     // MEMCACHED_HASH_DEFAULT is libhashkit's one-at-a-time, which reads bytes
     // as signed char; update_continuum hashes the point keys with the key hash.
-    p.key_hasher = p.point_hasher =
-        &GetHasher(h == "md5" ? std::string_view("md5") : std::string_view("hashkit_one_at_a_time"));
+    p.key_hasher = p.point_hasher = &GetHasher(
+        h == "md5" ? std::string_view("md5") : std::string_view("hashkit_one_at_a_time"));
     // A weight above 1 switches libmemcached to its weighted MD5 ring
     // (160-base float formula, 4 points per digest); keys keep their hash.
     p.weighted_only_above_one = true;
@@ -158,9 +202,13 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     p.key_format = PointKeyFormat::kLabel;
     p.points_per_node = 160;  // vnodes 40 x replicas 4
     p.count = p.weighted_count = PointCount::kWeightedInteger;
-    p.tie = TieRule::kLaterWins;  // _ring dict overwrite
+    p.tie = TieRule::kLaterWins;                    // _ring dict overwrite
     p.duplicates = DuplicatePoints::kKeepAsWinner;  // insort keeps the point in _keys
     p.edge = LookupEdge::kGreater;                  // bisect_right
+  } else if (name == "nginx") {
+    ApplyNginx(p, opt);
+  } else if (name == "nginx-hash") {
+    ApplyNginxHash(p, opt);
   } else {
     Unknown("profile", name, ProfileNames());
   }
@@ -185,8 +233,8 @@ Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node) {
   return p;
 }
 
-uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
-                       uint64_t total_weight, size_t n) noexcept {
+uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight, uint64_t total_weight,
+                       size_t n) noexcept {
   PointCount rule = weighted_list ? p.weighted_count : p.count;
   const uint32_t base = rule != PointCount::kConstant && p.weighted_points_per_node != 0
                             ? p.weighted_points_per_node
@@ -207,11 +255,32 @@ uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight,
       float rounded = static_cast<float>(static_cast<double>(v) + 1e-10);
       return static_cast<uint32_t>(std::floor(rounded)) * 4;
     }
+    case PointCount::kPerWeight:
+      return static_cast<uint32_t>(
+          std::min<uint64_t>(uint64_t{base} * weight, std::numeric_limits<uint32_t>::max()));
     case PointCount::kWeightedInteger:
       // uhashring ring_ketama.py: (vnodes * len(nodes) * weight) // weight_sum iterations of 4.
       return static_cast<uint32_t>((uint64_t{base / 4} * n * weight) / total_weight) * 4;
   }
   return p.points_per_node;
+}
+
+HostPort NginxHostPort(std::string_view s) noexcept {
+  if (s.size() >= 5) {
+    std::string_view head = s.substr(0, 5);
+    bool unix_prefix = true;
+    for (size_t i = 0; i < 5; ++i) {
+      const char c = static_cast<char>(head[i] | 0x20);  // ngx_strncasecmp
+      unix_prefix = unix_prefix && c == "unix:"[i];
+    }
+    if (unix_prefix) return {s.substr(5), {}};
+  }
+  for (size_t j = 0; j < s.size(); ++j) {
+    const char c = s[s.size() - j - 1];
+    if (c == ':') return {s.substr(0, s.size() - j - 1), s.substr(s.size() - j)};
+    if (c < '0' || c > '9') break;
+  }
+  return {s, {}};
 }
 
 std::string PointKeyPrefix(const Profile& p, const Node& node) {

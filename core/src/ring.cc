@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/ring.h"
 
+#include <zlib.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -426,6 +428,89 @@ size_t SortTwoLevel(const Buckets& b, const RingPlan& plan, DuplicatePoints dup,
   return kept;
 }
 
+// The points of a node under a rule other than point-key hashing, written to
+// out[0, count).
+void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32_t* out) {
+  switch (profile.point_rule) {
+    case PointRule::kPointKeyHash:
+    case PointRule::kWeightModulo:
+      break;  // MakePoints, WeightModuloEntries
+    case PointRule::kCrc32Chain: {
+      // base = CRC-32 of host, NUL, port; point j continues it over the
+      // little-endian bytes of point j - 1 (zlib's crc32(crc, ...) continues
+      // a finished CRC, as ngx_crc32_update does before ngx_crc32_final).
+      const HostPort hp = NginxHostPort(node.label);
+      std::string text(hp.host);
+      text.push_back('\0');
+      text.append(hp.port);
+      const uLong base =
+          crc32(0L, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size()));
+      uint32_t prev = 0;
+      for (uint32_t j = 0; j < count; ++j) {
+        const unsigned char le[4] = {
+            static_cast<unsigned char>(prev), static_cast<unsigned char>(prev >> 8),
+            static_cast<unsigned char>(prev >> 16), static_cast<unsigned char>(prev >> 24)};
+        prev = static_cast<uint32_t>(crc32(base, le, 4));
+        out[j] = prev;
+      }
+      return;
+    }
+  }
+}
+
+// nginx's modulo (ngx_http_upstream_get_hash_peer): w = v % total weight;
+// `while (w >= peer->weight) { w -= peer->weight; peer = peer->next; }` down
+// the servers in list order. One entry per run of v with the same server, at
+// its last v.
+std::vector<Entry> WeightModuloEntries(const Profile& profile, std::span<const Node> nodes) {
+  const uint64_t total = TotalWeight(nodes);
+  const uint64_t space = uint64_t{1} << profile.hash_space_bits;
+  auto owner_of = [&](uint64_t v) {
+    uint64_t w = v % total;
+    uint32_t i = 0;
+    while (w >= nodes[i].weight) w -= nodes[i++].weight;
+    return i;
+  };
+  std::vector<Entry> entries;
+  uint32_t owner = owner_of(0);
+  for (uint64_t v = 0; v < space; ++v) {
+    const uint32_t next = v + 1 < space ? owner_of(v + 1) : UINT32_MAX;
+    if (next != owner) entries.push_back({static_cast<uint32_t>(v), owner});
+    owner = next;
+  }
+  return entries;
+}
+
+// The ring's entries for a profile whose points come from RulePoints: every
+// point with its owner, sorted stably by point (equal points in rank order),
+// then each run of equal points reduced per profile.duplicates.
+std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nodes,
+                               const RingPlan& plan) {
+  if (profile.point_rule == PointRule::kWeightModulo) return WeightModuloEntries(profile, nodes);
+  std::vector<Entry> entries(plan.total);
+  std::vector<uint32_t> points;
+  size_t at = 0;
+  for (size_t rank = 0; rank < plan.owner.size(); ++rank) {
+    points.resize(plan.counts[rank]);
+    RulePoints(profile, nodes[plan.owner[rank]], plan.counts[rank], points.data());
+    for (const uint32_t p : points) entries[at++] = {p, plan.owner[rank]};
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.point < b.point; });
+  size_t out = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (out > 0 && entries[i].point == entries[out - 1].point) {
+      if (profile.duplicates == DuplicatePoints::kDrop) continue;
+      if (profile.duplicates == DuplicatePoints::kKeepAsWinner) {
+        entries[i].owner = entries[out - 1].owner;
+      }
+    }
+    entries[out++] = entries[i];
+  }
+  entries.resize(out);
+  return entries;
+}
+
 }  // namespace
 
 Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weighted) {
@@ -439,6 +524,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.key_fn_ = profile.key_hasher->fn;
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
   ring.shift_ = b.shift;
+  ring.space_bits_ = profile.hash_space_bits;
 
   // A stable sort by point (equal points stay in rank order: rank 0 wins a
   // tie) by counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), from the
@@ -450,7 +536,20 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   entries.reserve(made + kPad);
   entries.resize(made);  // Entry() leaves them unset: every one is written
   size_t kept;
-  if (b.top_bits == 0) {
+  if (profile.point_rule != PointRule::kPointKeyHash) {
+    entries = RuleEntries(profile, nodes, plan);
+    kept = entries.size();
+    entries.reserve(kept + kPad);
+    // Buckets over the key space, which is narrower than 2^32 when
+    // hash_space_bits < 32 (then fewer bits are shifted off).
+    ring.shift_ = std::max(0, b.shift - (32 - profile.hash_space_bits));
+    size_t e = 0;  // index[f] = first entry with point >= f << shift
+    for (size_t f = 0; f + 1 < index.size(); ++f) {
+      const uint64_t start = uint64_t{f} << ring.shift_;
+      while (e < kept && entries[e].point < start) ++e;
+      index[f] = static_cast<uint32_t>(e);
+    }
+  } else if (b.top_bits == 0) {
     std::unique_ptr<uint32_t[]> points = MakePoints(profile, nodes, plan, index.data(), b.shift);
     kept = SortOneLevel(b, plan, profile.duplicates, points.get(), entries.data(), index.data());
   } else {
@@ -496,7 +595,11 @@ std::vector<uint64_t> Ring::ArcLengths() const {
     arcs[entries_[i].owner] += entries_[i].point - prev;
     prev = entries_[i].point;
   }
-  arcs[entries_[0].owner] += (uint64_t{1} << 32) - prev + entries_[0].point;
+  arcs[entries_[0].owner] += (uint64_t{1} << space_bits_) - prev + entries_[0].point;
+  // Key hashes of a narrower space (space_bits_ < 32) stand for equal shares of 2^32.
+  if (space_bits_ < 32) {
+    for (uint64_t& a : arcs) a <<= 32 - space_bits_;
+  }
   return arcs;
 }
 

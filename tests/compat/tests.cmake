@@ -25,3 +25,12 @@ add_test(NAME compat_hash4j_live
                  --replay $<TARGET_FILE:chsim_algorithms_tests>)
 set_tests_properties(compat_hash4j_live PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S}
                      SKIP_RETURN_CODE 77)
+# The proxies (label compat): chsim against the goldens nginx wrote
+# (tests/compat/generate-proxies), and a rerun of that generator against the
+# installed programs on 127.0.0.1, which fails if the committed goldens differ.
+add_test(NAME compat_proxies_golden
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_golden.py --chsim $<TARGET_FILE:chsim>
+                 --golden ${CMAKE_CURRENT_LIST_DIR}/golden-proxies)
+add_test(NAME compat_proxies_generate_check COMMAND ${CMAKE_CURRENT_LIST_DIR}/generate-proxies --check)
+set_tests_properties(compat_proxies_golden compat_proxies_generate_check
+                     PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})

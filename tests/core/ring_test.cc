@@ -7,9 +7,11 @@
 #include "chsim/ring.h"
 
 #include <gtest/gtest.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,9 +55,9 @@ TEST(Ring, TinyGoldenRingGreaterEqual) {
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(std::vector<uint32_t>(r.points().begin(), r.points().end()),
             (std::vector<uint32_t>{100, 200, 300}));
-  EXPECT_EQ(r.LocateHash(0), 1u);           // before the first point
-  EXPECT_EQ(r.LocateHash(100), 1u);         // exactly a point
-  EXPECT_EQ(r.LocateHash(101), 0u);         // point + 1
+  EXPECT_EQ(r.LocateHash(0), 1u);    // before the first point
+  EXPECT_EQ(r.LocateHash(100), 1u);  // exactly a point
+  EXPECT_EQ(r.LocateHash(101), 0u);  // point + 1
   EXPECT_EQ(r.LocateHash(200), 0u);
   EXPECT_EQ(r.LocateHash(300), 2u);
   EXPECT_EQ(r.LocateHash(301), 1u);         // past the last point: wrap
@@ -65,9 +67,8 @@ TEST(Ring, TinyGoldenRingGreaterEqual) {
 
 TEST(Ring, TinyGoldenRingGreater) {
   std::vector<Node> nodes = {N("100"), N("200"), N("300")};
-  Ring r = Ring::Build(Tiny(TieRule::kLaterWins, DuplicatePoints::kKeepAsWinner,
-                            LookupEdge::kGreater),
-                       nodes);
+  Ring r = Ring::Build(
+      Tiny(TieRule::kLaterWins, DuplicatePoints::kKeepAsWinner, LookupEdge::kGreater), nodes);
   EXPECT_EQ(r.LocateHash(0), 0u);
   EXPECT_EQ(r.LocateHash(99), 0u);
   EXPECT_EQ(r.LocateHash(100), 1u);  // equal goes to the next point
@@ -124,17 +125,16 @@ uint32_t Reference(const Ring& r, uint32_t h, bool greater) {
   return r.owners()[i];
 }
 
-
 TEST(Ring, BucketIndexEqualsLowerBound) {
   struct Case {
     const char* profile;
     const char* alg;
     uint32_t nodes;
   };
-  for (Case c : {Case{"spymemcached", "", 1}, Case{"spymemcached", "", 7},
-                 Case{"spymemcached", "", 300}, Case{"spymemcached", "CRC_HASH", 50},
-                 Case{"uhashring", "", 40}, Case{"libmemcached-ketama", "", 33},
-                 Case{"twemproxy", "", 100}}) {
+  for (Case c :
+       {Case{"spymemcached", "", 1}, Case{"spymemcached", "", 7}, Case{"spymemcached", "", 300},
+        Case{"spymemcached", "CRC_HASH", 50}, Case{"uhashring", "", 40},
+        Case{"libmemcached-ketama", "", 33}, Case{"twemproxy", "", 100}}) {
     Profile p = MakeProfile(c.profile, ProfileOptions{c.alg, ""});
     Ring r = Ring::Build(p, MakeNumberedNodes(c.nodes));
     bool greater = p.edge == LookupEdge::kGreater;
@@ -146,9 +146,11 @@ TEST(Ring, BucketIndexEqualsLowerBound) {
       probes.push_back(pt - 1);
     }
     for (int i = 0; i < 20000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32));
-    for (int i = 0; i < 2000; ++i) probes.push_back(static_cast<uint32_t>(rng.Next() >> 32) & 0x7fff);  // CRC's 15-bit range
+    for (int i = 0; i < 2000; ++i)
+      probes.push_back(static_cast<uint32_t>(rng.Next() >> 32) & 0x7fff);  // CRC's 15-bit range
     for (uint32_t h : probes) {
-      ASSERT_EQ(r.LocateHash(h), Reference(r, h, greater)) << c.profile << " " << c.alg << " h=" << h;
+      ASSERT_EQ(r.LocateHash(h), Reference(r, h, greater))
+          << c.profile << " " << c.alg << " h=" << h;
     }
   }
 }
@@ -237,9 +239,9 @@ TEST(Ring, CrowdedBucketsEqualLowerBound) {
           if (dup != DuplicatePoints::kDrop) {
             ASSERT_EQ(r.size(), nodes * 100u);
           }
-          ExpectEqualsReference(r, edge == LookupEdge::kGreater, nodes,
-                                "narrow/" + std::to_string(nodes) + "/" +
-                                    std::to_string(static_cast<int>(dup)));
+          ExpectEqualsReference(
+              r, edge == LookupEdge::kGreater, nodes,
+              "narrow/" + std::to_string(nodes) + "/" + std::to_string(static_cast<int>(dup)));
         }
       }
     }
@@ -342,6 +344,82 @@ TEST(Ring, MemoryBytesPerPoint) {
     EXPECT_GE(per_point, 8.0) << n;
     EXPECT_LE(per_point, 12.5) << n;
   }
+}
+
+// nginx's split of the server text (ngx_http_upstream_init_chash).
+TEST(NginxProfile, HostPortSplit) {
+  auto split = [](std::string_view s) {
+    const HostPort hp = NginxHostPort(s);
+    return std::string(hp.host) + "|" + std::string(hp.port);
+  };
+  EXPECT_EQ(split("127.0.0.1:8080"), "127.0.0.1|8080");
+  EXPECT_EQ(split("localhost"), "localhost|");
+  EXPECT_EQ(split("[::1]:80"), "[::1]|80");
+  EXPECT_EQ(split("UNIX:/tmp/s:1"), "/tmp/s:1|");
+  EXPECT_EQ(split("a:b1"), "a:b1|");
+  EXPECT_EQ(split("host:"), "host|");
+}
+
+// A tiny nginx ring, its points recomputed here with zlib (the CRC chain of
+// ngx_http_upstream_init_chash; nginx itself: tests/compat/golden-proxies),
+// probed at 0, the maximum, the lowest and highest points and a middle one,
+// each +- 1: the first point >= h, wrapping to the lowest.
+TEST(NginxProfile, TinyRingProbes) {
+  std::vector<Node> nodes(2);
+  nodes[0].label = "127.0.0.1:18001";
+  nodes[1].label = "localhost:18002";
+  nodes[1].weight = 2;
+  std::map<uint32_t, uint32_t> want;  // point -> owner, the first made kept
+  for (uint32_t owner = 0; owner < 2; ++owner) {
+    const std::string text = owner == 0 ? std::string(
+                                              "127.0.0.1\0"
+                                              "18001",
+                                              15)
+                                        : std::string(
+                                              "localhost\0"
+                                              "18002",
+                                              15);
+    const uLong base = crc32(0L, reinterpret_cast<const Bytef*>(text.data()), 15);
+    uint32_t prev = 0;
+    for (uint32_t j = 0; j < 160 * nodes[owner].weight; ++j) {
+      const unsigned char le[4] = {
+          static_cast<unsigned char>(prev), static_cast<unsigned char>(prev >> 8),
+          static_cast<unsigned char>(prev >> 16), static_cast<unsigned char>(prev >> 24)};
+      prev = static_cast<uint32_t>(crc32(base, le, 4));
+      want.emplace(prev, owner);
+    }
+  }
+  const Ring r = Ring::Build(MakeProfile("nginx"), nodes);
+  ASSERT_EQ(r.size(), want.size());
+  const uint32_t lo = want.begin()->first, hi = want.rbegin()->first;
+  const uint32_t mid = std::next(want.begin(), static_cast<long>(want.size() / 2))->first;
+  for (const uint32_t h :
+       {0u, UINT32_MAX, lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, mid - 1, mid, mid + 1}) {
+    auto it = want.lower_bound(h);
+    const uint32_t expect = it == want.end() ? want.begin()->second : it->second;
+    EXPECT_EQ(r.LocateHash(h), expect) << "h=" << h;
+  }
+  EXPECT_EQ(
+      r.Locate("hello"),
+      r.LocateHash(static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>("hello"), 5))));
+}
+
+// nginx `hash KEY`: v = (crc32 >> 16) & 0x7fff, v % total weight walked down
+// the weights in list order; probed at 0, 1, 2, 3 and the last value, and its
+// exact shares (32768 values: 10923 with v % 3 == 0).
+TEST(NginxProfile, ModuloProbesAndShares) {
+  std::vector<Node> nodes = MakeNumberedNodes(2);
+  nodes[1].weight = 2;
+  const Ring r = Ring::Build(MakeProfile("nginx-hash"), nodes);
+  EXPECT_EQ(r.LocateHash(0), 0u);
+  EXPECT_EQ(r.LocateHash(1), 1u);
+  EXPECT_EQ(r.LocateHash(2), 1u);
+  EXPECT_EQ(r.LocateHash(3), 0u);
+  EXPECT_EQ(r.LocateHash(32767), 1u);  // 32767 % 3 == 1
+  const std::vector<uint64_t> arcs = r.ArcLengths();
+  ASSERT_EQ(arcs.size(), 2u);
+  EXPECT_EQ(arcs[0], uint64_t{10923} << 17);
+  EXPECT_EQ(arcs[1], uint64_t{21845} << 17);
 }
 
 }  // namespace

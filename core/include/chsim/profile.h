@@ -30,7 +30,7 @@ enum class PointKeyFormat {
   kHostOrHostPort,  // "host-i" if port == 11211 else "host:port-i"; libmemcached
   kSlashHostPort,   // "/host:port-i"; libmemcached KETAMA_SPY (pre-2.5 spymemcached)
   kName,            // "NAME-i", NAME = explicit name, else host / host:port as above; twemproxy
-  kLabel,           // "label-i", the node as written; uhashring
+  kLabel,           // "label-i", the node as written; uhashring, nginx (the server text)
 };
 
 // How many points a node gets.
@@ -38,6 +38,25 @@ enum class PointCount {
   kConstant,         // points_per_node for every node
   kWeightedFloat,    // floor((float)(w/W * base/4 * n)) * 4, float32 as the C and Java peers
   kWeightedInteger,  // (base/4 * n * w) // W iterations of 4 points; uhashring
+  kPerWeight,        // points_per_node * w; nginx (160 per unit of weight)
+};
+
+// How a node's points are made.
+enum class PointRule {
+  // Hash the point keys "PREFIX-i" (PointKeyFormat) with point_hasher, or
+  // take 4 points per MD5 digest (points_per_hash); the Ketama clients.
+  kPointKeyHash,
+  // nginx ngx_http_upstream_init_chash: the label (the `server` text as
+  // written) split into host and port (NginxHostPort); point j is the CRC-32
+  // of host, NUL, port, then the 4 little-endian bytes of point j-1 (0 for
+  // j = 0).
+  kCrc32Chain,
+  // nginx `hash KEY` without `consistent` (ngx_http_upstream_get_hash_peer):
+  // not points but the whole key space, which is 2^hash_space_bits values v
+  // of the key hasher: v % (total weight), walked down the nodes' weights in
+  // list order, picks the node. One entry per run of v with the same node,
+  // at the run's last v.
+  kWeightModulo,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -67,6 +86,10 @@ struct Profile {
   std::string name;
   std::string description;
   PointKeyFormat key_format = PointKeyFormat::kHostPort;
+  PointRule point_rule = PointRule::kPointKeyHash;
+  // Size of the space key hashes fall in, for the exact shares: 32, or the
+  // key hasher's width where the rule maps all of it (kWeightModulo: 15).
+  int hash_space_bits = 32;
   uint32_t points_per_node = 160;  // constant, or the base of the weighted formulas
   // Base of the weighted formulas when it differs from points_per_node (0 = same).
   uint32_t weighted_points_per_node = 0;
@@ -130,6 +153,16 @@ Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node);
 // under the profile's rule for a list that is (or is not) weighted.
 uint32_t PointsForNode(const Profile& p, bool weighted_list, uint32_t weight, uint64_t total_weight,
                        size_t n) noexcept;
+
+// nginx's split of a `server` text (ngx_http_upstream_hash_module.c,
+// ngx_http_upstream_init_chash): after a "unix:" prefix the rest is the host
+// and there is no port; else the digits after the last ':' are the port (when
+// only digits follow it), and with no such ':' the whole text is the host.
+struct HostPort {
+  std::string_view host;
+  std::string_view port;
+};
+HostPort NginxHostPort(std::string_view server) noexcept;
 
 // The point-key prefix of a node ("host:port", "host", "/host:port", NAME or
 // label); point i hashes prefix + "-" + i.

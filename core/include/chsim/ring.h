@@ -211,6 +211,7 @@ class Ring {
   std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
   std::vector<uint32_t> index_;  // 2^bits + 1 entries
   int shift_ = 31;               // 32 - bits
+  int space_bits_ = 32;          // key hashes are below 2^space_bits_ (ArcLengths)
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;

@@ -56,7 +56,8 @@ class ProfileRing final : public AlgorithmBase {
     return shares;
   }
   double RingPointsPerNode() const noexcept override {
-    if (weighted_) return 0;
+    // nginx-hash's entries are runs of a modulo, not points: no ring theory.
+    if (weighted_ || profile_.point_rule == PointRule::kWeightModulo) return 0;
     return theory_points_ > 0
                ? theory_points_
                : static_cast<double>(ring_.size()) / static_cast<double>(ids_.size());
