@@ -525,6 +525,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   ring.edge_greater_ = profile.edge == LookupEdge::kGreater;
   ring.shift_ = b.shift;
   ring.space_bits_ = profile.hash_space_bits;
+  ring.space_mask_ = static_cast<uint32_t>((uint64_t{1} << profile.hash_space_bits) - 1);
 
   // A stable sort by point (equal points stay in rank order: rank 0 wins a
   // tie) by counting sort (Knuth, TAOCP vol. 3, 5.2, Algorithm D), from the

@@ -148,10 +148,12 @@ class Ring {
   // or `weighted` is forced (a list that spells weights out, even all 1).
   static Ring Build(const Profile& profile, std::span<const Node> nodes, bool weighted = false);
 
-  // Owner of hash h (a value in the profile's 32-bit point space).
+  // Owner of hash h, a value in the profile's point space: bits at and above
+  // hash_space_bits are ignored (a key hasher of that profile never sets them).
   uint32_t LocateHash(uint32_t h) const noexcept {
+    h &= space_mask_;
     if (edge_greater_) {
-      if (h == UINT32_MAX) return entries_[0].owner;
+      if (h == space_mask_) return entries_[0].owner;
       ++h;
     }
     const Entry* e = entries_.data() + index_[h >> shift_];
@@ -212,6 +214,7 @@ class Ring {
   std::vector<uint32_t> index_;  // 2^bits + 1 entries
   int shift_ = 31;               // 32 - bits
   int space_bits_ = 32;          // key hashes are below 2^space_bits_ (ArcLengths)
+  uint32_t space_mask_ = UINT32_MAX;  // 2^space_bits_ - 1
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;
   const Hasher* key_hasher_ = nullptr;
