@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // jumpback_anchor bucket for bucket with hash4j's
 // ConsistentHashing.jumpBackAnchorHash(splitMix64_V1()): the golden file
-// tests/compat/golden/hash4j_jumpback_anchor.txt, written by hash4j itself
+// tests/compat/golden-hash4j/jumpback_anchor.txt, written by hash4j itself
 // (tests/compat/generate-hash4j drives it through peers/Hash4jDriver.java;
 // the format is the driver's comment), replayed through the Algorithm
 // interface. hash4j's bucket ids are chsim's buckets: the replay maps each
@@ -36,7 +36,7 @@ std::string GoldenPath() {
   const char* env = std::getenv("CHSIM_HASH4J_GOLDEN");
   return env != nullptr && *env != '\0'
              ? std::string(env)
-             : std::string(CHSIM_SOURCE_DIR "/tests/compat/golden/hash4j_jumpback_anchor.txt");
+             : std::string(CHSIM_SOURCE_DIR "/tests/compat/golden-hash4j/jumpback_anchor.txt");
 }
 
 TEST(Hash4jGolden, JumpBackAnchorEqualsHash4jAfterEveryStep) {

@@ -17,7 +17,7 @@ set_tests_properties(compat_check_golden_selftest PROPERTIES LABELS compat TIMEO
 # jumpback_anchor against hash4j live (label compat): tests/compat/generate-hash4j compiles
 # peers/Hash4jDriver.java against the hash4j snapshot named by CHSIM_HASH4J_SNAPSHOT (a git
 # directory or checkout, read at test time), checks that hash4j rewrites
-# golden/hash4j_jumpback_anchor.txt byte for byte, and replays its fresh output through
+# golden-hash4j/jumpback_anchor.txt byte for byte, and replays its fresh output through
 # chsim_algorithms_tests (Hash4jGolden.*). Skipped (exit 77) without a snapshot; the committed
 # golden is replayed everywhere by tests/algorithms/jumpback_anchor_hash4j_test.cc.
 add_test(NAME compat_hash4j_live
