@@ -539,7 +539,8 @@ def load_results(spec) -> dict:
     """load_all(spec) for chsim-results, or empty_results() (with a printed line) when the
     inputs hold none."""
     from .labels import case_label
-    from .style import register
+    from .style import OWN_SETTINGS, register
+    register(OWN_SETTINGS)
     try:
         out = load_all(spec)
     except FileNotFoundError as e:

@@ -36,6 +36,12 @@ BASE_COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
                "#17becf", "#bcbd22", "#3b8f78", "#7f7f7f", "#637939", "#b35806", "#7b4173",
                "#e7ba52", "#5254a3", "#ad494a", "#393b79", "#843c39", "#6b6ecf"]
 
+# Settings a notebook draws from its own computation rather than from the inputs (python_api's
+# two clients). load_results registers them with the inputs' settings, so that they and the
+# other settings of their algorithm have the same shades in every notebook of a report (the
+# notebooks share one kernel: a setting registered later would reshade its family).
+OWN_SETTINGS = ("ketama(spymemcached)", "ketama(libmemcached)")
+
 _VARIANTS: dict = {}   # algorithm -> registered labels
 _SHADES: dict = {}     # label -> colour, recomputed when a family changes
 _EXTRA: list = []      # algorithms the catalog does not list, in the order first seen
