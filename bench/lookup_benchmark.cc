@@ -90,9 +90,11 @@ void BM_Ring(benchmark::State& state, std::string profile, bool incl, Mode mode)
     else
       RunItems<false>(state, pool.mask, op);
   } else {
-    auto op = [&](size_t i) -> uint64_t {
-      return ring.LocateHash(static_cast<uint32_t>(hashes[i]));
-    };
+    // Hashes in the profile's key space, masked before timing (LocateHash requires it).
+    std::vector<uint32_t> own(hashes.size());
+    for (size_t i = 0; i < own.size(); ++i)
+      own[i] = static_cast<uint32_t>(hashes[i]) & ring.space_mask();
+    auto op = [&](size_t i) -> uint64_t { return ring.LocateHash(own[i]); };
     if (mode == Mode::kLat)
       RunItems<true>(state, pool.mask, op);
     else

@@ -3,8 +3,8 @@
 // into a profile selector, a server list (parsed by the real parser) and a
 // stream of 32-bit probes. Checks: rings are sorted, lookups never return an
 // index out of range and agree with std::lower_bound (or upper_bound), and
-// structural shares sum to 1. Probes take the profile's key space (bits above
-// hash_space_bits ignored).
+// structural shares sum to 1. Probes are masked to the profile's key space,
+// as LocateHash requires.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -54,8 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (double s : shares) sum += s;
   if (sum < 1 - 1e-9 || sum > 1 + 1e-9) std::abort();
   const bool greater = profile.edge == chsim::LookupEdge::kGreater;
-  // LocateHash ignores the bits above the profile's key space.
-  const uint32_t mask = static_cast<uint32_t>((uint64_t{1} << profile.hash_space_bits) - 1);
+  // LocateHash takes hashes in the profile's key space (its precondition).
+  const uint32_t mask = ring.space_mask();
   auto check = [&](uint32_t h) {
     h &= mask;
     auto it = greater ? std::upper_bound(pts.begin(), pts.end(), h)

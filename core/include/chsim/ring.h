@@ -29,6 +29,7 @@
 #ifndef CHSIM_RING_H_
 #define CHSIM_RING_H_
 
+#include <cassert>
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -148,10 +149,11 @@ class Ring {
   // or `weighted` is forced (a list that spells weights out, even all 1).
   static Ring Build(const Profile& profile, std::span<const Node> nodes, bool weighted = false);
 
-  // Owner of hash h, a value in the profile's point space: bits at and above
-  // hash_space_bits are ignored (a key hasher of that profile never sets them).
+  // Owner of hash h, a value in the profile's key space (the profile's key
+  // hasher never sets a bit above it; mask other hashes with space_mask()).
+  // REQUIRES: h <= space_mask().
   uint32_t LocateHash(uint32_t h) const noexcept {
-    h &= space_mask_;
+    assert(h <= space_mask_);
     if (edge_greater_) {
       if (h == space_mask_) return entries_[0].owner;
       ++h;
@@ -166,6 +168,9 @@ class Ring {
     return e[below].owner;
   }
 
+  // 2^hash_space_bits - 1: the largest key hash (UINT32_MAX but for nginx-hash).
+  uint32_t space_mask() const noexcept { return space_mask_; }
+
   // Owner of a key: the profile's key hasher, low 32 bits, then LocateHash.
   uint32_t Locate(std::string_view key) const noexcept { return LocateHash(HashKey(key)); }
   // out[i] = Locate(keys[i]) for every i, with identical answers. Keys are
@@ -174,7 +179,8 @@ class Ring {
   // MD5 (md5_batch.h); this is the simulator's path.
   // REQUIRES: out.size() >= keys.size().
   void LocateBatch(std::span<const std::string_view> keys, std::span<uint32_t> out) const noexcept;
-  // out[i] = LocateHash(hashes[i]). REQUIRES: out.size() >= hashes.size().
+  // out[i] = LocateHash(hashes[i]). REQUIRES: out.size() >= hashes.size(), and
+  // every hash <= space_mask().
   void LocateHashBatch(std::span<const uint32_t> hashes, std::span<uint32_t> out) const noexcept;
 
   // The profile's key hash, low 32 bits; XXH3 inline from xxHash's header
@@ -210,10 +216,10 @@ class Ring {
   // the one-block MD5 for short keys).
   [[gnu::pure]] uint32_t HashByFn(std::string_view key) const noexcept;
 
-  std::vector<Entry> entries_;   // ascending by point, then kPad sentinels
-  std::vector<uint32_t> index_;  // 2^bits + 1 entries
-  int shift_ = 31;               // 32 - bits
-  int space_bits_ = 32;          // key hashes are below 2^space_bits_ (ArcLengths)
+  std::vector<Entry> entries_;        // ascending by point, then kPad sentinels
+  std::vector<uint32_t> index_;       // 2^bits + 1 entries
+  int shift_ = 31;                    // 32 - bits
+  int space_bits_ = 32;               // key hashes are below 2^space_bits_ (ArcLengths)
   uint32_t space_mask_ = UINT32_MAX;  // 2^space_bits_ - 1
   bool edge_greater_ = false;
   size_t num_nodes_ = 0;

@@ -38,14 +38,16 @@ class ProfileRing final : public AlgorithmBase {
     c.minimal_disruption = c.minimal_disruption && !weighted_;
     return c;
   }
+  // Any 64-bit hash: its low bits in the profile's key space.
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash))];
+    return ids_[ring_.LocateHash(static_cast<uint32_t>(key_hash) & ring_.space_mask())];
   }
   void LocateBatch(std::span<const uint64_t> hashes,
                    std::span<uint32_t> out) const noexcept override {
     const uint32_t* ids = ids_.data();
+    const uint32_t mask = ring_.space_mask();
     for (size_t i = 0; i < hashes.size(); ++i) {
-      out[i] = ids[ring_.LocateHash(static_cast<uint32_t>(hashes[i]))];
+      out[i] = ids[ring_.LocateHash(static_cast<uint32_t>(hashes[i]) & mask)];
     }
   }
   size_t MemoryBytes() const noexcept override { return ring_.MemoryBytes() + IdBytes(); }
