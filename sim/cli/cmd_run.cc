@@ -58,10 +58,29 @@ std::optional<uint64_t> ParseSeedFlag(const std::string& text) {
 }
 
 // Fails before any work when the result file could not be written (a run may
-// take hours): creates and removes the temporary file the writer will use.
+// take hours). When its folder exists: creates and removes the temporary file
+// the writer will use. When it does not (WriteFileAtomically makes it): its
+// nearest existing ancestor must be a folder this process may write.
 void CheckOutputWritable(const std::string& output) {
-  if (std::filesystem::is_directory(output)) {
+  namespace fs = std::filesystem;
+  if (fs::is_directory(output)) {
     throw sim::RuntimeError(output + ": cannot write: Is a directory (checked before running)");
+  }
+  const fs::path folder = fs::path(output).parent_path();
+  fs::path existing = folder;
+  while (!existing.empty() && !fs::exists(existing)) existing = existing.parent_path();
+  if (existing.empty()) existing = ".";
+  if (!fs::is_directory(existing)) {
+    throw sim::UsageError("-o: found '" + output + "', but '" + existing.string() +
+                          "' is not a folder; accepted: a file path whose folders exist or can "
+                          "be made");
+  }
+  if (existing != folder && !folder.empty()) {
+    if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+      throw sim::RuntimeError(output + ": cannot make its folder in " + existing.string() + ": " +
+                              std::strerror(errno) + " (checked before running)");
+    }
+    return;
   }
   const std::string probe = output + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(probe.c_str(), "wb");
@@ -280,7 +299,8 @@ void AddRunCommand(CLI::App& app) {
       ->required();
   run->add_option(
       "-o,--output", f->output,
-      "result file (default results/<scenario stem>.json); written whole or not at all");
+      "result file (default results/<scenario stem>.json; missing folders are made); "
+      "written whole or not at all");
   run->add_option("--threads", f->threads,
                   "worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1u, 1024u));

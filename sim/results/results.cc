@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -274,6 +275,12 @@ std::string TemporaryPathFor(const std::string& path) {
 }
 
 void WriteFileAtomically(const std::string& path, std::string_view text) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!folder.empty() && !std::filesystem::is_directory(folder)) {
+    std::filesystem::create_directories(folder, ec);
+    if (ec) throw RuntimeError(path + ": cannot make its folder: " + ec.message());
+  }
   std::string tmp = TemporaryPathFor(path);
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (f == nullptr) {

@@ -98,7 +98,8 @@ Json BuildResults(const Scenario& s, const std::vector<const CaseSpec*>& cases,
                   const Json& provenance);
 
 // Writes `text` to `path` through a temporary file in the same directory and
-// a rename, so the file appears whole or not at all. Throws RuntimeError.
+// a rename, so the file appears whole or not at all. Makes the missing
+// folders of `path` first. Throws RuntimeError.
 void WriteFileAtomically(const std::string& path, std::string_view text);
 
 // The temporary name WriteFileAtomically uses for `path` (for cleanup).

@@ -35,15 +35,12 @@ PY_WORDS = {
                        r"\(found 18446744073709551616\)",
     "points per node 2^32": r"ring: points_per_node must be an integer 1\.\.100000 "
                             r"\(found 4294967296\)",
-    # Results.to_json writes after the run: the writer's message, without the CLI's
-    # "(checked before running)" (the temporary file it could not create named).
-    "run output in a missing directory": r"out\.json\.tmp\.\d+: cannot create: No such file",
-    "run output unwritable is refused before the work":
-        r"out\.json\.tmp\.\d+: cannot create: No such file or directory",
     "run output is a directory": r"outdir: cannot write: Is a directory$",
 }
 
 NO_COUNTERPART = {
+    "run output under a file is refused before the work":
+        "the CLI refuses -o before the run; Results.to_json writes after it (RuntimeError)",
     "keys file missing": "keys come from memory in Python, not from a key file",
     "keys 2 MB line after good lines": "keys come from memory (a 2 MB key is a key)",
     "option without --algorithm": "a command-line flag mix: Python names the algorithm",
@@ -63,7 +60,6 @@ NO_COUNTERPART = {
     "merge output on a full disk": "merge is a command-line feature",
     "run output on a full disk (RLIMIT_FSIZE)": "a file-size limit would bind the test process",
     "run keeps an old result on a full disk": "a file-size limit would bind the test process",
-    "tune output in a missing directory": "tune returns the dict; it writes no file",
     "tune output on a full disk (RLIMIT_FSIZE)": "tune returns the dict; it writes no file",
     "scenario 1 GB line on stdin": "reads standard input ('-')",
     "servers 1 GB line on stdin": "reads standard input ('-')",
