@@ -92,8 +92,9 @@ void AddListCommand(CLI::App& app) {
       "and result metrics, each with a one-line description.\n"
       "Examples: chsim list\n"
       "          chsim list --json                             # the same, machine-readable\n"
-      "          chsim list --schema > scenarios/schema.json   # regenerate the scenario schema\n"
-      "          chsim list --markdown workloads               # README's workload list");
+      "          chsim list --schema                           # the scenario schema\n"
+      "          chsim list --markdown workloads               # README's workload list\n"
+      "scripts/regenerate rewrites every committed document these make.");
   cmd->add_flag("--json", json,
                 "print the catalog as JSON: algorithms (parameters, ranges, defaults, "
                 "capabilities, paper, year), workloads and their fields, metrics, profiles, "

@@ -6,7 +6,8 @@ their string values, every workload with its fields, "all" and "auto"; then a fe
 boundary tokens. No name is kept here, so a new algorithm or workload is in the dictionary
 once it is in the catalog.
 
-Usage: make_dict.py CHSIM > tests/fuzz/scenario.dict
+Usage: make_dict.py CHSIM                                  (prints it; scripts/regenerate
+                                                           writes tests/fuzz/scenario.dict)
        make_dict.py CHSIM --check tests/fuzz/scenario.dict   (exit 1 when stale)
 """
 import json
@@ -74,8 +75,8 @@ def main():
         return 0
     with open(sys.argv[3]) as f:
         if f.read() != text:
-            print(f"{sys.argv[3]} differs from the catalog; regenerate it with\n"
-                  f"  tests/fuzz/make_dict.py build/ci/sim/chsim > {sys.argv[3]}", file=sys.stderr)
+            print(f"{sys.argv[3]} differs from the catalog; run scripts/regenerate",
+                  file=sys.stderr)
             return 1
     return 0
 
