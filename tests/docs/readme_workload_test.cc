@@ -54,7 +54,9 @@ TEST(ReadmeWorkload, RowsDescribeItsFields) {
   EXPECT_EQ(row["name"], "keys");
   EXPECT_EQ(row["sweepable"], true);
   EXPECT_EQ(row["required"], true);
-  EXPECT_EQ(FindWorkload("prefixed"), nullptr) << "the example must not shadow a registered type";
+  EXPECT_EQ(FindWorkload("prefixed"), nullptr)
+      << "a registered workload is named \"prefixed\", the name of docs/extending.md's example; "
+         "pick another name for it";
 }
 
 }  // namespace
