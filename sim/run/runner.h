@@ -59,9 +59,9 @@ uint32_t TrialsApplied(const Scenario& s);
 uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases);
 
 // `chsim run` refuses a run (or shard) of more key placements than this
-// unless --force is given: 2 x 10^10 placements are about 10 minutes on two
-// cores of a 2024 VM (25-50 M keys/s per core, bench/runner-speed), while
-// a scenario's key counts allow 10^12 per case (hours). Use --shard I/N to
+// unless --force is given: 2 x 10^10 placements take minutes on two cores
+// (docs/performance.md has the rate; bench/runner-speed measures it), while a
+// scenario's key counts allow 10^12 per case (hours). Use --shard I/N to
 // split a larger sweep over machines, or --force to run it anyway.
 inline constexpr uint64_t kMaxWorkWithoutForce = 20'000'000'000ULL;
 

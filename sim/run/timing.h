@@ -4,12 +4,11 @@
 //
 // Why CPU time: the machines chsim runs on are often shared (CI runners,
 // 2-core VMs with several builds going). A wall clock counts the time the
-// thread waits for a core; on a loaded machine that inflated lookups 2-3x at
-// random (the default suite once showed the spymemcached profile at 709 ns
-// per lookup against 277 for the same MD5 ring, from nothing but load). The
-// thread's own CPU time (CLOCK_THREAD_CPUTIME_ID: user + system) leaves that
-// out; what load still costs (caches shared with others) stays in, so compare
-// timings within one file.
+// thread waits for a core, so on a loaded machine the same lookups time
+// several times slower at random, from nothing but load. The thread's own CPU
+// time (CLOCK_THREAD_CPUTIME_ID: user + system) leaves that out; what load
+// still costs (caches shared with others) stays in, so compare timings within
+// one file.
 //
 // Thread-safety: pure functions of their arguments and the calling thread.
 #ifndef CHSIM_SIM_RUN_TIMING_H_

@@ -7,9 +7,10 @@
 // environment variable CHSIM_SIMD names (chsim/simd.h). Keys of 56 bytes or more need more than one
 // block and go through OpenSSL's MD5(), which stays the reference.
 //
-// Why: one MD5 of a short key is a 64-step dependency chain (~110-140 ns);
-// lanes run independent chains side by side, ~10x the throughput
-// (docs/design.md#hashing-cost). A Ketama lookup needs only digest bytes 0..3.
+// Why: one MD5 of a short key is a 64-step dependency chain; lanes run
+// independent chains side by side, several times the throughput
+// (docs/design.md#hashing-cost has the figures). A Ketama lookup needs only
+// digest bytes 0..3.
 //
 // Results equal OpenSSL's MD5 bit for bit on every length (tests/core/
 // md5_batch_test.cc: lengths 0..1000, millions of random inputs, every ISA the

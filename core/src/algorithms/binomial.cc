@@ -26,10 +26,9 @@
 // level mask) and the retries a SplitMix64 stream seeded from the key.
 //
 // Cost against n: step 1 answers every key when n is a power of two; just
-// above one, about half the keys go on to the retries and step 3. Measured
-// over n = 2^16..2^18 (35 sizes, scripts/lookup-vs-n; docs/reference-engines.md
-// has the figure and the machine): 5.6 ns per lookup at 2^17, 25.0 ns at
-// 2^16 + 1 (4.4x).
+// above one, about half the keys go on to the retries and step 3
+// (scripts/lookup-vs-n measures it; the figures are in
+// docs/reference-engines.md#lookup-time-against-n-2-16-to-2-18).
 #include <bit>
 
 #include "lifo_buckets.h"

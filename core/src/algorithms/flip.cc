@@ -22,10 +22,9 @@
 // (b << 16)), the paper's seed packing.
 //
 // Cost against n: fliphashPow2 answers every key when n is a power of two;
-// just above one, about half the keys fall past n and draw again. Measured
-// over n = 2^16..2^18 (35 sizes, scripts/lookup-vs-n; docs/reference-engines.md
-// has the figure and the machine): 5.0 ns per lookup at 2^16, 23.8 ns at
-// 68,438 (4.8x).
+// just above one, about half the keys fall past n and draw again
+// (scripts/lookup-vs-n measures it; the figures are in
+// docs/reference-engines.md#lookup-time-against-n-2-16-to-2-18).
 #include <bit>
 
 #include "lifo_buckets.h"

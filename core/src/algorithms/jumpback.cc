@@ -19,9 +19,8 @@
 //
 // Cost against n: when n is a power of two the highest level's position is
 // always below n; just above one, most draws in the top level land at or
-// above n and draw again. Measured over n = 2^16..2^18 (35 sizes,
-// scripts/lookup-vs-n; docs/reference-engines.md has the figure and the machine):
-// 5.5 ns per lookup at 2^17, 22.0 ns at 2^17 + 1 (4.0x).
+// above n and draw again (scripts/lookup-vs-n measures it; the figures are in
+// docs/reference-engines.md#lookup-time-against-n-2-16-to-2-18).
 #include "jumpback.h"
 
 #include "lifo_buckets.h"

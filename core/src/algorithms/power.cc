@@ -29,9 +29,8 @@
 // or AVX-512 as the CPU has and CHSIM_SIMD allows), then finishes the keys
 // that need g with the scalar code.
 // Against n, the cost follows the share of keys that take g: none at a power
-// of two, most just above one. Measured over n = 2^16..2^18 (35 sizes,
-// scripts/lookup-vs-n; docs/reference-engines.md has the figure and the machine):
-// 4.7 ns per lookup at 2^17, 20.1 ns at 142,935 (4.2x).
+// of two, most just above one (scripts/lookup-vs-n measures it; the figures
+// are in docs/reference-engines.md#lookup-time-against-n-2-16-to-2-18).
 #include <algorithm>
 #include <bit>
 
