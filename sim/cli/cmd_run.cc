@@ -297,10 +297,9 @@ void AddRunCommand(CLI::App& app) {
       "Exit status: 0 done, 2 bad input, 1 runtime error, 130/143 interrupted (no file written).");
   run->add_option("scenario", f->scenario, "scenario file (JSON; scenarios/schema.json)")
       ->required();
-  run->add_option(
-      "-o,--output", f->output,
-      "result file (default results/<scenario stem>.json; missing folders are made); "
-      "written whole or not at all");
+  run->add_option("-o,--output", f->output,
+                  "result file (default results/<scenario stem>.json; missing folders are made); "
+                  "written whole or not at all");
   run->add_option("--threads", f->threads,
                   "worker threads (default: all cores); results do not depend on it")
       ->check(CLI::Range(1u, 1024u));
