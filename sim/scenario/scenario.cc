@@ -400,7 +400,7 @@ struct Expansion {
 
 std::shared_ptr<const Workload> CaseWorkload(Expansion& x, const Json& fields) {
   auto [it, inserted] = x.workloads.try_emplace(fields.dump());
-  if (inserted) it->second = x.workload.spec->make(fields);
+  if (inserted) it->second = BuildWorkload(*x.workload.spec, fields, x.s->path + ": /workload");
   return it->second;
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/base/errors.h"
+
 namespace chsim::sim {
 
 extern const WorkloadSpec kUniformWorkload, kSequentialWorkload, kZipfWorkload, kFileWorkload,
@@ -90,7 +92,20 @@ std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& 
   const std::string where = "workload";
   WorkloadFields f = ReadWorkloadFields(JsonReader(where, &given, ""), &spec);
   for (const SweepAxis& axis : f.axes) f.fixed[axis.key] = axis.values.front();
-  return spec->make(f.fixed);
+  return BuildWorkload(*spec, f.fixed, JsonReader(where, &given, "").where());
+}
+
+std::shared_ptr<const Workload> BuildWorkload(const WorkloadSpec& spec, const Json& fields,
+                                              const std::string& where) {
+  const std::string owner = "workload \"" + std::string(spec.name) + "\"";
+  try {
+    return spec.make(FieldValues(owner, spec.fields, fields));
+  } catch (const FieldError& e) {
+    throw UsageError(where + ": " + e.what() + " (a defect of the workload; giving \"" + e.field() +
+                     "\" avoids it)");
+  } catch (const Json::exception& e) {
+    throw UsageError(where + ": " + owner + " cannot be made from these fields: " + e.what());
+  }
 }
 
 void Workload::KeyAt(uint64_t, uint64_t, std::string* out) const { out->clear(); }
