@@ -128,7 +128,7 @@ struct WorkloadPart {
 WorkloadPart ReadWorkload(const JsonReader& root, const Json& v) {
   WorkloadPart part;
   part.spec = FindWorkload(v["type"].get<std::string>());
-  if (part.spec->check) part.spec->check(root.At("workload"), v);
+  CheckWorkload(*part.spec, root.At("workload"), v);
   const Json none = Json::object();
   part.fields =
       SplitWorkloadFields(*part.spec, v, root.Has("workload") ? root.At("workload").value() : none);

@@ -155,6 +155,13 @@ struct WorkloadSpec {
   void (*check)(const JsonReader& w, const Json& checked) = nullptr;
 };
 
+// The checks of a "workload" object that span rows, on the object `w` as
+// written and its values as the rows checked them (`checked`, sweepable rows
+// as lists): the shared rows' (a "shape" that renders fewer distinct keys
+// than "keys" asks for repeats keys, which reads as bad balance: refused),
+// then the spec's own `check`. Throws UsageError through `w`.
+void CheckWorkload(const WorkloadSpec& spec, const JsonReader& w, const Json& checked);
+
 // The factory of a workload class constructed from its fields.
 template <typename W>
 std::shared_ptr<const Workload> MakeWorkloadAs(const FieldValues& fields) {

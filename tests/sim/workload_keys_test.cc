@@ -18,6 +18,10 @@
 //   KeysAtEqualsKeyAt an indexed workload's KeysAt (the runner's block of
 //                    keys) packs exactly the keys KeyAt makes; a streamed one
 //                    reads its units
+//   DistinctKeys     a workload whose unit is "key" yields kSample distinct
+//                    keys over its first kSample units, built from its
+//                    required rows (its "keys" row, when it has one, at
+//                    kSample) with every other row at its default
 // Example file names resolve in tests/algorithms/data (keys.txt,
 // servers.txt, trace.csv), so a new workload needs no edit here.
 #include <gtest/gtest.h>
@@ -128,6 +132,40 @@ Violations CheckKeysAtEqualsKeyAt(const WorkloadSpec& spec) {
   return v;
 }
 
+constexpr uint64_t kSample = 10000;
+
+// The first `count` units' keys (seed 7), read in order.
+std::vector<std::string> FirstKeys(const Workload& w, uint64_t count) {
+  std::vector<std::string> keys;
+  if (!w.indexed()) {
+    w.ForEachLine([&](std::string_view key, uint64_t) {
+      keys.emplace_back(key);
+      return keys.size() < count;
+    });
+    return keys;
+  }
+  KeyBlock block;
+  w.KeysAt(7, 0, static_cast<size_t>(std::min(count, w.units())), &block);
+  return std::vector<std::string>(block.keys.begin(), block.keys.end());
+}
+
+Violations CheckDistinctKeys(const WorkloadSpec& spec) {
+  Violations v;
+  if (spec.unit != "key") return v;
+  Json given = Examples(spec, true);
+  const auto is_keys = [](const FieldSpec& f) { return f.name == "keys"; };
+  if (std::any_of(spec.fields.begin(), spec.fields.end(), is_keys)) given["keys"] = kSample;
+  std::vector<std::string> keys = FirstKeys(*Build(spec, given), kSample);
+  const size_t units = keys.size();
+  std::sort(keys.begin(), keys.end());
+  const size_t distinct = static_cast<size_t>(std::unique(keys.begin(), keys.end()) - keys.begin());
+  if (distinct != units) {
+    v.push_back(Name(spec) + " says its unit is a key, but its first " + std::to_string(units) +
+                " units " + given.dump() + " hold " + std::to_string(distinct) + " distinct keys");
+  }
+  return v;
+}
+
 // A check's violations, or what it threw as one.
 Violations RunCheck(Check check, const WorkloadSpec& spec) {
   try {
@@ -147,6 +185,7 @@ void ExpectNone(Check check) {
 TEST_P(WorkloadKit, BuildsFromItsExamples) { ExpectNone(CheckExamples); }
 TEST_P(WorkloadKit, BuildsFromItsRequiredRowsAlone) { ExpectNone(CheckRequiredAlone); }
 TEST_P(WorkloadKit, KeysAtEqualsKeyAt) { ExpectNone(CheckKeysAtEqualsKeyAt); }
+TEST_P(WorkloadKit, KeyUnitsAreDistinctKeys) { ExpectNone(CheckDistinctKeys); }
 
 INSTANTIATE_TEST_SUITE_P(Registry, WorkloadKit, ::testing::ValuesIn(AllWorkloads()),
                          [](const auto& info) { return std::string(info.param->name); });
@@ -234,6 +273,34 @@ TEST(WorkloadKitCatches, ARowReadAsAnotherTypeOrNotDeclared) {
                             std::make_shared<Numbered>(static_cast<uint64_t>(f.Number("keys"))));
                       }),
                {"workload \"as_number\"", "\"keys\" as a number"});
+}
+
+TEST(WorkloadKitCatches, KeyUnitsThatRepeat) {
+  static constexpr FieldSpec kKeys[] = {KeysField(0)};
+  class Thirty final : public Workload {
+   public:
+    explicit Thirty(uint64_t keys) : keys_(keys) {}
+    bool indexed() const noexcept override { return true; }
+    uint64_t units() const noexcept override { return keys_; }
+    void KeyAt(uint64_t, uint64_t u, std::string* out) const override {
+      NumberedKey(u % 30, out);
+    }
+
+   private:
+    uint64_t keys_;
+  };
+  WorkloadSpec thirty{
+      .name = "thirty",
+      .doc = "30 keys over and over",
+      .unit = "key",
+      .fields = kKeys,
+      .make = [](const FieldValues& f) {
+        return std::shared_ptr<const Workload>(std::make_shared<Thirty>(f.Integer("keys")));
+      }};
+  ExpectCaught(CheckDistinctKeys, thirty,
+               {"workload \"thirty\" says its unit is a key", "hold 30 distinct keys"});
+  thirty.unit = "request";  // requests may repeat keys
+  EXPECT_EQ(RunCheck(CheckDistinctKeys, thirty), Violations{});
 }
 
 // The product end: a factory's defect reaches the user as one line naming
