@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/base/fields.h"
 
+#include <algorithm>
 #include <cmath>
 #include <regex>
 #include <vector>
@@ -255,6 +256,55 @@ Json ReadField(const JsonReader& r, const FieldSpec& f) {
 
 Json ReadObject(const JsonReader& r, const ObjectSpec& spec, std::string_view tag) {
   return ReadObjectWith(r, spec, tag);
+}
+
+const FieldSpec& FieldValues::Row(std::string_view name) const {
+  for (const FieldSpec& f : rows_) {
+    if (f.name == name) return f;
+  }
+  throw FieldError(std::string(name), owner_ + " reads \"" + std::string(name) +
+                                          "\", which none of its rows declares");
+}
+
+bool FieldValues::Has(std::string_view name) const {
+  Row(name);
+  return values_.contains(std::string(name));
+}
+
+const Json& FieldValues::Present(std::string_view name, std::initializer_list<FieldType> types,
+                                 const char* as) const {
+  const FieldSpec& row = Row(name);
+  const std::string key(name);
+  if (as != nullptr && std::find(types.begin(), types.end(), row.type) == types.end()) {
+    throw FieldError(
+        key, owner_ + " reads \"" + key + "\" as " + as + ", but its row is " + row.Accepted());
+  }
+  if (!values_.contains(key)) {
+    throw FieldError(key, owner_ + " reads \"" + key +
+                              "\", which was not given and whose row has no default: read it "
+                              "only when Has(\"" +
+                              key + "\"), or give the row a default_json");
+  }
+  return values_.at(key);
+}
+
+uint64_t FieldValues::Integer(std::string_view name) const {
+  return Present(name, {FieldType::kInteger}, "an integer").get<uint64_t>();
+}
+double FieldValues::Number(std::string_view name) const {
+  return Present(name, {FieldType::kNumber}, "a number").get<double>();
+}
+std::string FieldValues::String(std::string_view name) const {
+  return Present(name, {FieldType::kString, FieldType::kEnum}, "a string").get<std::string>();
+}
+bool FieldValues::Boolean(std::string_view name) const {
+  return Present(name, {FieldType::kBoolean}, "true or false").get<bool>();
+}
+const Json& FieldValues::Value(std::string_view name) const { return Present(name, {}, nullptr); }
+
+FieldValues FieldValues::Object(std::string_view name) const {
+  const Json& v = Present(name, {FieldType::kObject}, "an object");
+  return FieldValues(owner_, Row(name).object->fields, v);
 }
 
 namespace {

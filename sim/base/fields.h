@@ -20,9 +20,12 @@
 #define CHSIM_SIM_BASE_FIELDS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "sim/base/json_reader.h"
 
@@ -111,6 +114,55 @@ Json ReadField(const JsonReader& value, const FieldSpec& field);
 // in. `tag` names one more allowed key (a variant's, checked by the caller),
 // copied first into the result.
 Json ReadObject(const JsonReader& object, const ObjectSpec& spec, std::string_view tag = {});
+
+// A read of a value that its rows do not give: thrown by FieldValues, with
+// the row's name. A defect of the code reading the values, not of the input.
+class FieldError : public std::logic_error {
+ public:
+  FieldError(std::string field, const std::string& message)
+      : std::logic_error(message), field_(std::move(field)) {}
+  const std::string& field() const noexcept { return field_; }
+
+ private:
+  std::string field_;
+};
+
+// The values ReadObject returned for `rows` (one value per sweep axis), read
+// only through those rows. A row's value is present when it was given or its
+// row has a default (the reader filled it in); only an optional row without
+// a default may be absent, and only Has() asks whether it is. Reading an
+// absent value, a name no row declares, or a value as another type than its
+// row's throws FieldError naming `owner` and the row, so a factory that reads
+// an optional row without asking Has() fails on its first build from the
+// required rows alone.
+// Holds references: valid while `rows` and `values` are.
+class FieldValues {
+ public:
+  // `owner` names the reader in messages, e.g. "workload \"uniform\"".
+  FieldValues(std::string owner, std::span<const FieldSpec> rows, const Json& values)
+      : owner_(std::move(owner)), rows_(rows), values_(values) {}
+
+  // Whether row `name` has a value. Throws FieldError when no row is `name`.
+  bool Has(std::string_view name) const;
+  uint64_t Integer(std::string_view name) const;    // a kInteger row
+  double Number(std::string_view name) const;       // a kNumber row
+  std::string String(std::string_view name) const;  // a kString or kEnum row
+  bool Boolean(std::string_view name) const;        // a kBoolean row
+  // Any row's value as the reader checked it (objects, lists, alternatives).
+  const Json& Value(std::string_view name) const;
+  // A kObject row's value, read through its object's rows.
+  FieldValues Object(std::string_view name) const;
+
+ private:
+  const FieldSpec& Row(std::string_view name) const;
+  // The present value of row `name`, whose type is one of `types`.
+  const Json& Present(std::string_view name, std::initializer_list<FieldType> types,
+                      const char* as) const;
+
+  std::string owner_;
+  std::span<const FieldSpec> rows_;
+  const Json& values_;
+};
 
 // JSON Schema (draft 7) of a row and of an object; `definitions` collects the
 // named objects (ObjectSpec::name) a schema refers to with "$ref".

@@ -128,7 +128,7 @@ struct WorkloadPart {
 WorkloadPart ReadWorkload(const JsonReader& root, const Json& v) {
   WorkloadPart part;
   part.spec = FindWorkload(v["type"].get<std::string>());
-  if (part.spec->check) part.spec->check(root.At("workload"), v);
+  CheckWorkload(*part.spec, root.At("workload"), v);
   const Json none = Json::object();
   part.fields =
       SplitWorkloadFields(*part.spec, v, root.Has("workload") ? root.At("workload").value() : none);
@@ -400,7 +400,7 @@ struct Expansion {
 
 std::shared_ptr<const Workload> CaseWorkload(Expansion& x, const Json& fields) {
   auto [it, inserted] = x.workloads.try_emplace(fields.dump());
-  if (inserted) it->second = x.workload.spec->make(fields);
+  if (inserted) it->second = BuildWorkload(*x.workload.spec, fields, x.s->path + ": /workload");
   return it->second;
 }
 

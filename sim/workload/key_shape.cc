@@ -28,6 +28,49 @@ bool ParseUint(std::string_view s, uint32_t* out) {
 
 }  // namespace
 
+namespace {
+
+uint64_t SaturatingTimes(uint64_t a, uint64_t b) noexcept {
+  return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+// Strings of `base` symbols with a length in [min, max], saturating.
+uint64_t Strings(uint64_t base, uint32_t min, uint32_t max) noexcept {
+  uint64_t sum = 0, power = 1;
+  for (uint32_t len = 1; len <= max && sum != UINT64_MAX; ++len) {
+    power = SaturatingTimes(power, base);
+    if (len >= min) sum = power > UINT64_MAX - sum ? UINT64_MAX : sum + power;
+  }
+  return sum;
+}
+
+}  // namespace
+
+uint64_t KeyShape::max_distinct() const noexcept {
+  uint64_t total = 1;
+  for (const Part& p : parts_) {
+    switch (p.kind) {
+      case Kind::kLiteral:
+        break;
+      case Kind::kIndex:
+        return UINT64_MAX;
+      case Kind::kNumber:
+        total = SaturatingTimes(total, uint64_t{1} << 63);
+        break;
+      case Kind::kHex:
+        total = SaturatingTimes(total, Strings(16, p.min, p.max));
+        break;
+      case Kind::kAlnum:
+        total = SaturatingTimes(total, Strings(62, p.min, p.max));
+        break;
+      case Kind::kBytes:
+        total = SaturatingTimes(total, Strings(256, p.min, p.max));
+        break;
+    }
+  }
+  return total;
+}
+
 KeyShape KeyShape::Compile(std::string_view shape, const std::string& where) {
   KeyShape k;
   std::string literal;

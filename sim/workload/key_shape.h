@@ -67,6 +67,11 @@ class KeyShape {
   bool random() const noexcept { return random_; }
   // Largest key length in bytes.
   size_t max_length() const noexcept { return max_length_; }
+  // Most distinct keys the shape renders over distinct numbers: UINT64_MAX
+  // with {i} (each number its own key), else the product of the random
+  // parts' counts ({n}: 2^63; {hex:N}: 16^N, {alnum:A-B}: the sum of 62^L
+  // over the lengths; ...), saturating at UINT64_MAX; 1 for literal text.
+  uint64_t max_distinct() const noexcept;
 
   // The lane width RenderBlock uses: "avx512", "avx2" or "portable".
   static const char* Isa() noexcept;

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "sim/base/errors.h"
+#include "sim/base/text_file.h"
+
 namespace chsim::sim {
 
 extern const WorkloadSpec kUniformWorkload, kSequentialWorkload, kZipfWorkload, kFileWorkload,
@@ -50,7 +53,7 @@ WorkloadFields ReadWorkloadFields(const JsonReader& w, const WorkloadSpec** spec
       .name = "workload", .type = FieldType::kVariant, .tag = "type", .variants = WorkloadVariants};
   const Json checked = ReadField(w, kWorkloadField);
   *spec = FindWorkload(checked["type"].get<std::string>());
-  if ((*spec)->check) (*spec)->check(w, checked);
+  CheckWorkload(**spec, w, checked);
   return SplitWorkloadFields(**spec, checked, w.value());
 }
 
@@ -60,8 +63,48 @@ WorkloadFields ReadWorkloadAs(const WorkloadSpec& spec, const JsonReader& w) {
   w.At("type").Enum({std::string(spec.name)});
   const ObjectSpec object{.doc = spec.doc, .fields = spec.fields, .tag_value = spec.name};
   const Json checked = ReadObject(w, object, "type");
-  if (spec.check) spec.check(w, checked);
+  CheckWorkload(spec, w, checked);
   return SplitWorkloadFields(spec, checked, w.value());
+}
+
+namespace {
+
+// A sweepable row's values, or a row's one value.
+std::vector<Json> ValuesOf(const Json& v) {
+  return v.is_array() ? std::vector<Json>(v.begin(), v.end()) : std::vector<Json>{v};
+}
+
+bool HasRow(const WorkloadSpec& spec, std::string_view name) {
+  return std::any_of(spec.fields.begin(), spec.fields.end(),
+                     [name](const FieldSpec& f) { return f.name == name; });
+}
+
+// Key numbers [0, keys) render into the shape: it must have as many keys.
+void CheckShapeCoversKeys(const WorkloadSpec& spec, const JsonReader& w, const Json& checked) {
+  if (!HasRow(spec, "shape") || !HasRow(spec, "keys") || !checked.contains("shape") ||
+      !checked.contains("keys")) {
+    return;
+  }
+  const JsonReader at = w.Has("shape") ? w.At("shape") : w;
+  for (const Json& shape : ValuesOf(checked["shape"])) {
+    const std::string text = shape.get<std::string>();
+    const uint64_t distinct = KeyShape::Compile(text, at.where()).max_distinct();
+    for (const Json& keys : ValuesOf(checked["keys"])) {
+      if (distinct >= keys.get<uint64_t>()) continue;
+      at.FailMessage("found " + Quote(text) + ", which renders at most " +
+                     std::to_string(distinct) + " distinct keys, for " +
+                     std::to_string(keys.get<uint64_t>()) +
+                     " keys; accepted: a shape with at least as many distinct keys as \"keys\" "
+                     "(add {i}, or longer random parts)");
+    }
+  }
+}
+
+}  // namespace
+
+void CheckWorkload(const WorkloadSpec& spec, const JsonReader& w, const Json& checked) {
+  CheckShapeCoversKeys(spec, w, checked);
+  if (spec.check) spec.check(w, checked);
 }
 
 WorkloadFields SplitWorkloadFields(const WorkloadSpec& spec, const Json& checked,
@@ -90,7 +133,20 @@ std::shared_ptr<const Workload> MakeWorkload(std::string_view type, const Json& 
   const std::string where = "workload";
   WorkloadFields f = ReadWorkloadFields(JsonReader(where, &given, ""), &spec);
   for (const SweepAxis& axis : f.axes) f.fixed[axis.key] = axis.values.front();
-  return spec->make(f.fixed);
+  return BuildWorkload(*spec, f.fixed, JsonReader(where, &given, "").where());
+}
+
+std::shared_ptr<const Workload> BuildWorkload(const WorkloadSpec& spec, const Json& fields,
+                                              const std::string& where) {
+  const std::string owner = "workload \"" + std::string(spec.name) + "\"";
+  try {
+    return spec.make(FieldValues(owner, spec.fields, fields));
+  } catch (const FieldError& e) {
+    throw UsageError(where + ": " + e.what() + " (a defect of the workload; giving \"" + e.field() +
+                     "\" avoids it)");
+  } catch (const Json::exception& e) {
+    throw UsageError(where + ": " + owner + " cannot be made from these fields: " + e.what());
+  }
 }
 
 void Workload::KeyAt(uint64_t, uint64_t, std::string* out) const { out->clear(); }

@@ -143,20 +143,38 @@ struct WorkloadSpec {
   std::string_view unit;
   // The rows of its "workload" object besides "type", in sweep order.
   std::span<const FieldSpec> fields;
-  // The workload of one case: `fields` holds every row's value (one value per
-  // sweep axis), checked by the rows.
-  std::shared_ptr<const Workload> (*make)(const Json& fields);
+  // The workload of one case, from its rows' values (one value per sweep
+  // axis, checked by the rows, defaults filled in). An optional row without
+  // a default is read only when fields.Has() says it was given; the kit
+  // (tests/sim/workload_keys_test.cc) builds every workload from its
+  // required rows alone to hold it to that.
+  std::shared_ptr<const Workload> (*make)(const FieldValues& fields);
   // Checks that span rows (null: none), on the object `w` as written and its
   // values as the rows checked them (`checked`, sweepable rows as lists);
   // throws UsageError through `w`.
   void (*check)(const JsonReader& w, const Json& checked) = nullptr;
 };
 
+// The checks of a "workload" object that span rows, on the object `w` as
+// written and its values as the rows checked them (`checked`, sweepable rows
+// as lists): the shared rows' (a "shape" that renders fewer distinct keys
+// than "keys" asks for repeats keys, which reads as bad balance: refused),
+// then the spec's own `check`. Throws UsageError through `w`.
+void CheckWorkload(const WorkloadSpec& spec, const JsonReader& w, const Json& checked);
+
 // The factory of a workload class constructed from its fields.
 template <typename W>
-std::shared_ptr<const Workload> MakeWorkloadAs(const Json& fields) {
+std::shared_ptr<const Workload> MakeWorkloadAs(const FieldValues& fields) {
   return std::make_shared<W>(fields);
 }
+
+// spec.make over `fields` (one value per row, as SplitWorkloadFields' fixed
+// fields with each axis at one value). What the factory throws besides
+// UsageError and RuntimeError (a FieldError: it read a row that has no
+// value; a JSON type error) becomes a one-line UsageError "WHERE: workload
+// "NAME" ...", `where` being e.g. "FILE: /workload".
+std::shared_ptr<const Workload> BuildWorkload(const WorkloadSpec& spec, const Json& fields,
+                                              const std::string& where);
 
 // Every workload type, in registry order.
 std::span<const WorkloadSpec* const> AllWorkloads() noexcept;

@@ -19,8 +19,7 @@ namespace {
 
 class File final : public Workload {
  public:
-  explicit File(const Json& f)
-      : path_(f["path"].get<std::string>()), weighted_(f["weighted"].get<bool>()) {}
+  explicit File(const FieldValues& f) : path_(f.String("path")), weighted_(f.Boolean("weighted")) {}
 
   bool indexed() const noexcept override { return false; }
   uint64_t units() const noexcept override { return 1'000'000; }  // unknown until read

@@ -8,11 +8,11 @@ namespace {
 
 class Sequential final : public Workload {
  public:
-  explicit Sequential(const Json& f)
-      : keys_(f["keys"].get<uint64_t>()),
-        start_(f["start"].get<uint64_t>()),
-        step_(f["step"].get<uint64_t>()),
-        shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")) {}
+  explicit Sequential(const FieldValues& f)
+      : keys_(f.Integer("keys")),
+        start_(f.Integer("start")),
+        step_(f.Integer("step")),
+        shape_(KeyShape::Compile(f.String("shape"), "workload.shape")) {}
 
   bool indexed() const noexcept override { return true; }
   uint64_t units() const noexcept override { return keys_; }

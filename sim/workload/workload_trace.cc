@@ -13,29 +13,30 @@
 namespace chsim::sim {
 namespace {
 
-TraceSpec SpecOf(const Json& f) {
+TraceSpec SpecOf(const FieldValues& f) {
   TraceSpec spec;
-  spec.path = f["path"].get<std::string>();
-  const std::string format = f["format"].get<std::string>();
+  spec.path = f.String("path");
+  const std::string format = f.String("format");
   spec.format = format == "csv"       ? TraceFormat::kCsv
                 : format == "twitter" ? TraceFormat::kTwitter
                                       : TraceFormat::kOracleGeneral;
-  if (!f.contains("columns")) return spec;
-  const Json& c = f["columns"];
+  if (!f.Has("columns")) return spec;
+  const FieldValues c = f.Object("columns");
   spec.columns.explicit_columns = true;
-  spec.columns.key = c.value("key", std::string("key"));
-  if (c.contains("size")) {
-    spec.columns.size = c["size"].is_string() ? std::vector<std::string>{c["size"]}
-                                              : c["size"].get<std::vector<std::string>>();
+  spec.columns.key = c.String("key");
+  if (c.Has("size")) {
+    const Json& size = c.Value("size");
+    spec.columns.size =
+        size.is_string() ? std::vector<std::string>{size} : size.get<std::vector<std::string>>();
   }
-  spec.columns.op = c.value("op", std::string());
-  spec.columns.count = c.value("count", std::string());
+  spec.columns.op = c.Has("op") ? c.String("op") : std::string();
+  spec.columns.count = c.Has("count") ? c.String("count") : std::string();
   return spec;
 }
 
 class Trace final : public Workload {
  public:
-  explicit Trace(const Json& f) : spec_(SpecOf(f)), sized_(TraceSized(spec_)) {
+  explicit Trace(const FieldValues& f) : spec_(SpecOf(f)), sized_(TraceSized(spec_)) {
     struct stat st {};
     const uint64_t bytes = ::stat(spec_.path.c_str(), &st) == 0 ? st.st_size : 0;
     const uint64_t per = spec_.format == TraceFormat::kOracleGeneral ? 24 : 48;
@@ -55,9 +56,7 @@ class Trace final : public Workload {
     }
   }
   void Check() const override { StreamLength(0); }
-  std::unique_ptr<RequestReader> OpenRequests(uint64_t) const override {
-    return OpenTrace(spec_);
-  }
+  std::unique_ptr<RequestReader> OpenRequests(uint64_t) const override { return OpenTrace(spec_); }
 
  private:
   TraceSpec spec_;
@@ -93,7 +92,10 @@ constexpr FieldSpec kColumnFields[] = {
      .doc = "the column of the size in bytes, or columns whose values are summed",
      .alternatives = kSizeColumns,
      .accepted = "a column name, or a non-empty list of column names whose values are summed"},
-    {.name = "op", .type = FieldType::kString, .doc = "the column of the operation", .min_length = 1},
+    {.name = "op",
+     .type = FieldType::kString,
+     .doc = "the column of the operation",
+     .min_length = 1},
     {.name = "count",
      .type = FieldType::kString,
      .doc = "the column of a repeat count (CacheLib's op_count)",
@@ -133,7 +135,7 @@ void Check(const JsonReader& w, const Json& checked) {
   }
   if (checked["format"] != "csv") return;
   try {
-    OpenTrace(SpecOf(checked));
+    OpenTrace(SpecOf(FieldValues("workload \"trace\"", kFields, checked)));
   } catch (const UsageError& e) {
     throw UsageError(w.where() + ": " + e.what());
   } catch (const RuntimeError&) {  // an empty or unreadable file: the plan's read says so

@@ -11,11 +11,11 @@ namespace {
 
 class Uniform final : public Workload {
  public:
-  explicit Uniform(const Json& f)
-      : keys_(f["keys"].get<uint64_t>()),
-        requests_(f.value("requests", uint64_t{0})),
-        shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")),
-        sizes_(ObjectSizes::FromJson(f.value("size", Json()))) {}
+  explicit Uniform(const FieldValues& f)
+      : keys_(f.Integer("keys")),
+        requests_(f.Has("requests") ? f.Integer("requests") : 0),
+        shape_(KeyShape::Compile(f.String("shape"), "workload.shape")),
+        sizes_(ObjectSizes::FromJson(f.Has("size") ? f.Value("size") : Json())) {}
 
   bool indexed() const noexcept override { return true; }
   uint64_t units() const noexcept override { return requests_ > 0 ? requests_ : keys_; }

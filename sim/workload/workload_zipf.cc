@@ -12,11 +12,11 @@ namespace {
 
 class Zipf final : public Workload {
  public:
-  explicit Zipf(const Json& f)
-      : requests_(f["requests"].get<uint64_t>()),
-        zipf_(f["keys"].get<uint64_t>(), f["exponent"].get<double>()),
-        shape_(KeyShape::Compile(f["shape"].get<std::string>(), "workload.shape")),
-        sizes_(ObjectSizes::FromJson(f.value("size", Json()))) {}
+  explicit Zipf(const FieldValues& f)
+      : requests_(f.Integer("requests")),
+        zipf_(f.Integer("keys"), f.Number("exponent")),
+        shape_(KeyShape::Compile(f.String("shape"), "workload.shape")),
+        sizes_(ObjectSizes::FromJson(f.Has("size") ? f.Value("size") : Json())) {}
 
   bool indexed() const noexcept override { return true; }
   uint64_t units() const noexcept override { return requests_; }

@@ -18,9 +18,15 @@
 //                        sampled shares within kZ of their sampling error
 //   Removal              any live node removable when declared, else exactly
 //                        the most recently added one
-//   MinimalDisruption    (when declared) an add moves keys only to the new
-//                        node, a removal only the removed node's keys: zero
-//                        moves between survivors
+//   MinimalDisruption    (when declared; with weights too when declared) an
+//                        add moves keys only to the new node, a removal only
+//                        the removed node's keys: zero moves between
+//                        survivors; the keys moved are the node's share
+//                        (exact shares, within sampling error) or at most
+//                        its declared bound x its weight share; removing the
+//                        node just added gives every key back
+//   RandomSteps          (when minimal disruption is declared) 10,000 random
+//                        adds and removals, no move between survivors
 //   HistoryFree          (when declared) nodes failed and restored in a
 //                        shuffled (not reverse) order get every key back
 //   Stateless            (unless stateful) Assign equals Locate
@@ -230,22 +236,131 @@ size_t SurvivorMoves(const std::vector<uint32_t>& before, const std::vector<uint
   return moves;
 }
 
-Violations CheckMinimalDisruption(const AlgorithmSpec& spec) {
-  Violations v;
-  if (!spec.capabilities.minimal_disruption) return v;
-  auto a = spec.Make(MakeNumberedNodes(kNodes));
+// How many keys a minimal-disruption step must move: those of the node added
+// (its share after the add) or removed (its share before the removal), over
+// `keys` keys. With exact shares, the node's share within kZ sampling error;
+// else at least one key and at most its declared bound (balance_bound x its
+// weight share) plus kZ sampling error.
+struct MoveBand {
+  double low, high;
+  std::string why;
+};
+
+MoveBand ExpectedMoves(const AlgorithmSpec& spec, const Algorithm& a, uint32_t id,
+                       double weight_share, size_t keys) {
+  const double n = static_cast<double>(keys);
+  if (const auto shares = a.StructuralShares()) {
+    const double s = id < shares->size() ? (*shares)[id] : 0;
+    const double tol = kZ * std::sqrt(n * s * (1 - s));
+    return {n * s - tol, n * s + tol, "its exact share " + std::to_string(s)};
+  }
+  const double s = std::min(1.0, spec.balance_bound * weight_share);
+  return {1, n * s + kZ * std::sqrt(n * s * (1 - s)),
+          "at most its declared bound " + std::to_string(spec.balance_bound) +
+              " x its weight share " + std::to_string(weight_share)};
+}
+
+void ExpectMoves(const MoveBand& band, size_t moved, const std::string& what, Violations& v) {
+  const double m = static_cast<double>(moved);
+  if (m < band.low || m > band.high) {
+    v.push_back(what + " moved " + std::to_string(moved) + " keys; expected " +
+                std::to_string(band.low) + " to " + std::to_string(band.high) + " (" + band.why +
+                ")");
+  }
+}
+
+size_t Count(const std::vector<uint32_t>& map, uint32_t id) {
+  return static_cast<size_t>(std::count(map.begin(), map.end(), id));
+}
+
+// An add of a node (of weight 3 when `weighted`), then a removal (node 17 when
+// any node is removable, else the one added), over `nodes`. An instance over
+// weighted nodes may say it is not minimally disruptive (its
+// capabilities(): ring's weighted point counts depend on the total weight);
+// it is then not held to it.
+void CheckDisruptionOver(const AlgorithmSpec& spec, const std::vector<Node>& nodes, bool weighted,
+                         const std::string& where, Violations& v) {
+  const uint32_t added_weight = weighted ? 3 : 1;
+  auto a = spec.Make(nodes);
+  if (weighted && !a->capabilities().minimal_disruption) return;
   const auto keys = Keys(kKeys / 4);
   const auto start = Map(*a, keys);
-  const uint32_t added = a->Add(MakeNumberedNodes(1, 500)[0]);
+  Node extra = MakeNumberedNodes(1, 500)[0];
+  extra.weight = added_weight;
+  const uint32_t added = a->Add(extra);
+  const double total = static_cast<double>(TotalWeight(nodes) + added_weight);
   const auto after_add = Map(*a, keys);
   if (size_t m = SurvivorMoves(start, after_add, added, kNone)) {
-    v.push_back(Name(spec) + ": an add moved " + std::to_string(m) + " keys between old nodes");
+    v.push_back(where + ": an add moved " + std::to_string(m) + " keys between old nodes");
   }
+  ExpectMoves(ExpectedMoves(spec, *a, added, added_weight / total, keys.size()),
+              Count(after_add, added), where + ": an add", v);
   const uint32_t victim = spec.capabilities.arbitrary_removal ? 17 : added;
+  const double victim_weight = victim == added ? added_weight : nodes[victim].weight;
+  const MoveBand lost = ExpectedMoves(spec, *a, victim, victim_weight / total, keys.size());
   a->Remove(victim);
   const auto after_remove = Map(*a, keys);
   if (size_t m = SurvivorMoves(after_add, after_remove, kNone, victim)) {
-    v.push_back(Name(spec) + ": a removal moved " + std::to_string(m) + " keys between survivors");
+    v.push_back(where + ": a removal moved " + std::to_string(m) + " keys between survivors");
+  }
+  if (size_t m = Count(after_remove, victim)) {
+    v.push_back(where + ": " + std::to_string(m) + " keys stay on the removed node");
+  }
+  ExpectMoves(lost, Count(after_add, victim), where + ": a removal", v);
+  if (victim == added && after_remove != start) {
+    v.push_back(where + ": removing the node just added did not give every key back");
+  }
+}
+
+Violations CheckMinimalDisruption(const AlgorithmSpec& spec) {
+  Violations v;
+  if (!spec.capabilities.minimal_disruption) return v;
+  CheckDisruptionOver(spec, MakeNumberedNodes(kNodes), false, Name(spec) + ", equal weights", v);
+  if (spec.capabilities.weights) {
+    CheckDisruptionOver(spec, WeightedNodes(kNodes), true, Name(spec) + ", weights 1-4", v);
+  }
+  return v;
+}
+
+// 10,000 random steps from kNodes nodes, each adding a node (a fresh label)
+// or removing a live one (any, when declared; else the most recently added),
+// the live count kept in [1, kNodes]. After every step, over 1,000 keys: no
+// key is on a dead node, and a key whose node survived moved only to the
+// node just added.
+Violations CheckRandomSteps(const AlgorithmSpec& spec) {
+  Violations v;
+  if (!spec.capabilities.minimal_disruption) return v;
+  const auto keys = Keys(1000, 13);
+  auto a = spec.Make(MakeNumberedNodes(kNodes));
+  std::vector<uint32_t> prev = Map(*a, keys);
+  std::vector<bool> live(kNodes, true);
+  SplitMix64 rng(17);
+  uint32_t next_label = kNodes;
+  for (int step = 0; step < 10000 && v.empty(); ++step) {
+    const size_t n = a->num_nodes();
+    const bool add = n == 1 || (n < kNodes && rng.Below(2) == 0);
+    uint32_t changed;
+    if (add) {
+      changed = a->Add(MakeNumberedNodes(1, next_label++)[0]);
+      if (changed >= live.size()) live.resize(changed + 1, false);
+      live[changed] = true;
+    } else {
+      const auto ids = a->live_ids();
+      changed = spec.capabilities.arbitrary_removal ? ids[rng.Below(ids.size())] : ids.back();
+      a->Remove(changed);
+      live[changed] = false;
+    }
+    const std::vector<uint32_t> cur = Map(*a, keys);
+    for (size_t i = 0; i < keys.size() && v.empty(); ++i) {
+      const std::string at =
+          Name(spec) + " step " + std::to_string(step) + ": key " + std::to_string(i);
+      if (cur[i] >= live.size() || !live[cur[i]]) v.push_back(at + " is on a dead node");
+      if (live[prev[i]] && cur[i] != prev[i] && !(add && cur[i] == changed)) {
+        v.push_back(at + " moved " + std::to_string(prev[i]) + " -> " + std::to_string(cur[i]) +
+                    " between survivors");
+      }
+    }
+    prev = cur;
   }
   return v;
 }
@@ -591,6 +706,7 @@ TEST_P(Conformance, Deterministic) { ExpectNone(CheckDeterminism); }
 TEST_P(Conformance, BalanceWithinDeclaredBound) { ExpectNone(CheckBalance); }
 TEST_P(Conformance, RemovalAsDeclared) { ExpectNone(CheckRemoval); }
 TEST_P(Conformance, MinimalDisruptionWhenDeclared) { ExpectNone(CheckMinimalDisruption); }
+TEST_P(Conformance, MinimalDisruptionOverRandomSteps) { ExpectNone(CheckRandomSteps); }
 TEST_P(Conformance, HistoryFreeWhenDeclared) { ExpectNone(CheckHistoryFree); }
 TEST_P(Conformance, StatelessUnlessDeclared) { ExpectNone(CheckStateless); }
 TEST_P(Conformance, MemoryAsDocumented) { ExpectNone(CheckMemory); }
@@ -717,6 +833,58 @@ TEST(ConformanceKit, CatchesAWrongAlgorithm) {
   // Reading a parameter the spec does not declare fails on the first build.
   wrong.key_hasher = GetAlgorithm("modulo").key_hasher;
   ExpectCaught(CheckParameters, wrong, "is not set as a string; is it declared");
+}
+
+// Modulo over the nodes it was built with that, once nodes are added, sends
+// every even key to the last one: it moves keys only to the node added and
+// gives them back when it goes, but far more keys than a node's share. With
+// `equal_shares` it also claims exact shares of 1/n each.
+class Greedy final : public Algorithm {
+ public:
+  Greedy(std::span<const Node> nodes, bool equal_shares)
+      : base_(static_cast<uint32_t>(nodes.size())), n_(base_), equal_shares_(equal_shares) {}
+  std::string_view name() const noexcept override { return "greedy"; }
+  Capabilities capabilities() const noexcept override { return {.minimal_disruption = true}; }
+  uint32_t Locate(uint64_t h) const noexcept override {
+    return n_ > base_ && h % 2 == 0 ? n_ - 1 : static_cast<uint32_t>(h % base_);
+  }
+  size_t num_nodes() const noexcept override { return n_; }
+  std::vector<uint32_t> live_ids() const override {
+    std::vector<uint32_t> ids(n_);
+    std::iota(ids.begin(), ids.end(), 0u);
+    return ids;
+  }
+  uint32_t Add(const Node&) override { return n_++; }
+  void Remove(uint32_t id) override {
+    if (id + 1 != n_ || n_ == base_) throw Unsupported("greedy: only the last added node");
+    --n_;
+  }
+  size_t MemoryBytes() const noexcept override { return 8; }
+  std::optional<std::vector<double>> StructuralShares() const override {
+    if (!equal_shares_) return std::nullopt;
+    return std::vector<double>(n_, 1.0 / n_);
+  }
+
+ private:
+  uint32_t base_, n_;
+  bool equal_shares_;
+};
+
+TEST(ConformanceKit, CatchesMovesBeyondTheNodesShare) {
+  AlgorithmSpec greedy = GetAlgorithm("modulo");
+  greedy.name = "greedy";
+  greedy.capabilities = {.minimal_disruption = true};
+  greedy.make = [](std::span<const Node> nodes, const Params&) -> std::unique_ptr<Algorithm> {
+    return std::make_unique<Greedy>(nodes, false);
+  };
+  // No move between survivors, but half the keys: over its declared bound.
+  ExpectCaught(CheckMinimalDisruption, greedy, "an add moved");
+  ExpectCaught(CheckMinimalDisruption, greedy, "declared bound");
+  // With exact shares, the moves are held to the share it claims.
+  greedy.make = [](std::span<const Node> nodes, const Params&) -> std::unique_ptr<Algorithm> {
+    return std::make_unique<Greedy>(nodes, true);
+  };
+  ExpectCaught(CheckMinimalDisruption, greedy, "its exact share");
 }
 
 #endif  // CHSIM_CONFORMANCE_EXAMPLE

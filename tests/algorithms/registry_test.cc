@@ -92,5 +92,16 @@ TEST(Registry, RemovingTheOnlyNodeIsRefused) {
   }
 }
 
+// The papers that prove minimal disruption are declared so (the conformance
+// kit then holds each to it), and the schemes that move survivors' keys are not.
+TEST(Registry, MinimalDisruptionClaimedByThePapersThatProveIt) {
+  for (std::string_view name : {"ring", "jump", "rendezvous", "multi_probe", "anchor", "memento"}) {
+    EXPECT_TRUE(GetAlgorithm(name).capabilities.minimal_disruption) << name;
+  }
+  for (std::string_view name : {"maglev", "modulo", "bounded_load", "ketama"}) {
+    EXPECT_FALSE(GetAlgorithm(name).capabilities.minimal_disruption) << name;
+  }
+}
+
 }  // namespace
 }  // namespace chsim

@@ -30,7 +30,7 @@ TEST(ReadmeWorkload, ReaderTakesItsKeysAndRefusesOthers) {
 }
 
 TEST(ReadmeWorkload, MakesThePrefixedKeysItDescribes) {
-  const auto w = kPrefixedWorkload.make(Json::parse(R"({"type": "prefixed", "keys": 1000})"));
+  const auto w = BuildWorkload(kPrefixedWorkload, Json::parse(R"({"keys": 1000})"), kFile);
   ASSERT_TRUE(w->indexed());
   EXPECT_EQ(w->units(), 1000u);
   int seen[3] = {0, 0, 0};

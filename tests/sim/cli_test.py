@@ -245,6 +245,9 @@ def test_bad_input(tmp):
         ({**SMALL, "algorithms": [{"algorithm": "ring", "hasher": "xxh4"}]}, "/algorithms/0/hasher"),
         ({**SMALL, "events": [{"op": "explode"}]}, "/events/0/op"),
         ({**SMALL, "workload": {"type": "file", "path": "nope.txt"}}, "/workload/path"),
+        # 16 distinct keys for 10,000: repeated keys would read as bad balance.
+        ({**SMALL, "workload": {"type": "sequential", "keys": 10000, "shape": "k{hex:1}"}},
+         "/workload/shape"),
         ({**SMALL, "on_unsupported": "error"}, "/events/1"),  # jump, random removal (the plan)
         ({**SMALL, "events": [{"op": "remove", "nodes": ["10.9.9.9:1"]}]}, "/events/0"),
         ("{ not json", "not valid JSON"),

@@ -67,6 +67,23 @@ TEST(KeyShapeTest, BadShapesAreOneLineErrors) {
   }
 }
 
+// The distinct keys a shape can render: unbounded with {i}, else the random
+// parts' counts multiplied, saturating.
+TEST(KeyShapeTest, MaxDistinctCountsTheRandomParts) {
+  const auto distinct = [](std::string_view shape) {
+    return KeyShape::Compile(shape, "s").max_distinct();
+  };
+  EXPECT_EQ(distinct("k"), 1u);
+  EXPECT_EQ(distinct("k{hex:1}"), 16u);
+  EXPECT_EQ(distinct("{hex:2}-{alnum:1-2}"), 256u * (62u + 62u * 62u));
+  EXPECT_EQ(distinct("{bytes:3}"), 256u * 256u * 256u);
+  EXPECT_EQ(distinct("{n}"), uint64_t{1} << 63);
+  EXPECT_EQ(distinct("{n}{n}"), UINT64_MAX);
+  EXPECT_EQ(distinct("{alnum:16-4096}"), UINT64_MAX);
+  EXPECT_EQ(distinct("k{hex:1}{i}"), UINT64_MAX);
+  EXPECT_EQ(distinct("{i:08}"), UINT64_MAX);
+}
+
 TEST(NodePatternTest, ArithmeticLeftToRight) {
   NodePattern p = NodePattern::Compile("10.0.{i/256}.{i%256}:11211", "t");
   EXPECT_EQ(p.Render(1, 0), "10.0.0.1:11211");

@@ -69,6 +69,31 @@ TEST(WorkloadTest, ZipfRequestsRepeatHotKeys) {
   EXPECT_LE(counts.size(), 1000u);
 }
 
+// A shape that renders fewer distinct keys than "keys" would repeat keys
+// (and read as bad balance): refused at read, naming the shape's pointer.
+TEST(WorkloadTest, ShapeWithFewerKeysThanAskedIsRefused) {
+  for (std::string_view type : {"uniform", "sequential", "zipf"}) {
+    SCOPED_TRACE(type);
+    try {
+      Make(type, "k{hex:1}");  // 16 keys for 1000
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("workload: /shape: found 'k{hex:1}', which renders at most 16 distinct "
+                       "keys, for 1000 keys"),
+                std::string::npos)
+          << m;
+    }
+    EXPECT_NO_THROW(Make(type, "k{hex:3}"));  // 4096 >= 1000
+    EXPECT_NO_THROW(Make(type, "k{i}"));
+    EXPECT_NO_THROW(Make(type, "k{hex:1}", {{"keys", 16}}));
+  }
+  // Swept: every shape against every key count.
+  const Json swept = {{"keys", Json::array({10, 1000})},
+                      {"shape", Json::array({"k{i}", "{hex:2}"})}};
+  EXPECT_THROW(MakeWorkload("sequential", swept), UsageError);
+}
+
 TEST(WorkloadTest, FileStreamsKeysAndWeights) {
   std::string path = (std::filesystem::temp_directory_path() / "chsim_workload_test.txt").string();
   {

@@ -9,31 +9,48 @@
 // only the most recently added live node (the base refuses any other with
 // Unsupported, since the spec lacks arbitrary_removal). No weights.
 //
-// Fn is a small value type: Fn(n) precomputes what a lookup at n buckets
-// needs (masks, powers of two) and `uint32_t operator()(uint64_t key) const
-// noexcept` answers. Lookups are noexcept, allocation-free and devirtualized
-// in LocateBatch (devirtualize.h); an Fn may also define `void
-// Batch(std::span<const uint64_t> keys, std::span<uint32_t> buckets) const
-// noexcept` (buckets[i] = (*this)(keys[i])), which LocateBatch then uses. An algorithm file is then
-// its Fn and
+// Fn is a small value type: Fn(n), or Fn(n, params) for a range hash with
+// parameters (given the algorithm's resolved Params), precomputes what a
+// lookup at n buckets needs (masks, powers of two) and `uint32_t
+// operator()(uint64_t key) const noexcept` answers. It is rebuilt at every
+// Add and Remove and must not throw (the spec checked the parameters).
+// Lookups are noexcept, allocation-free and devirtualized in LocateBatch
+// (devirtualize.h); an Fn may also define `void Batch(std::span<const
+// uint64_t> keys, std::span<uint32_t> buckets) const noexcept` (buckets[i] =
+// (*this)(keys[i])), which LocateBatch then uses, parameters or not. An
+// algorithm file is then its Fn and
 //   extern const AlgorithmSpec kXxxSpec;
 //   constinit const AlgorithmSpec kXxxSpec = LifoSpec({.name = ..., .summary =
 //       ..., .paper = ..., .year = ..., .make = MakeLifo<XxxFn, kXxxSpec>});
+// with `.params = ...` too when Fn takes parameters (kKeyHasherParam among
+// them).
 #ifndef CHSIM_CORE_SRC_ALGORITHMS_LIFO_BUCKETS_H_
 #define CHSIM_CORE_SRC_ALGORITHMS_LIFO_BUCKETS_H_
 
 #include <memory>
+#include <type_traits>
 
 #include "devirtualize.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
 
+// The range hash at n buckets: Fn(n, params) when Fn takes parameters, else Fn(n).
+template <class Fn>
+Fn MakeRangeHash(uint32_t n, const Params& params) {
+  if constexpr (std::is_constructible_v<Fn, uint32_t, const Params&>) {
+    return Fn(n, params);
+  } else {
+    return Fn(n);
+  }
+}
+
 template <class Fn>
 class LifoBuckets final : public AlgorithmBase {
  public:
   LifoBuckets(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& p)
-      : AlgorithmBase(spec, nodes, p), fn_(static_cast<uint32_t>(nodes.size())) {}
+      : AlgorithmBase(spec, nodes, p),
+        fn_(MakeRangeHash<Fn>(static_cast<uint32_t>(nodes.size()), params())) {}
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     return bucket_ids_.Id(ids_.data(), fn_(key_hash));
@@ -60,7 +77,7 @@ class LifoBuckets final : public AlgorithmBase {
     bucket_ids_.Released(static_cast<uint32_t>(index), id);
     Refit();
   }
-  void Refit() noexcept { fn_ = Fn(static_cast<uint32_t>(ids_.size())); }
+  void Refit() noexcept { fn_ = MakeRangeHash<Fn>(static_cast<uint32_t>(ids_.size()), params()); }
 
   Fn fn_;                 // the range hash at n = ids_.size()
   BucketIds bucket_ids_;  // bucket b holds ids_[b]
@@ -74,9 +91,10 @@ std::unique_ptr<Algorithm> MakeLifo(std::span<const Node> nodes, const Params& p
 inline constexpr ParamSpec kLifoParams[] = {kKeyHasherParam};
 
 // `s` (name, summary, paper, year, make; a balance_bound other than 1 when
-// shares are not equal) completed with what every range hash declares: LIFO
-// removal, minimal disruption, no weights, the key_hasher parameter, 4 bytes
-// per node.
+// shares are not equal; params when Fn takes any) completed with what every
+// range hash declares: LIFO removal, minimal disruption, no weights, the
+// key_hasher parameter (kLifoParams when `s` declares none; declared params
+// must include it, or the spec does not compile), 4 bytes per node.
 constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
   s.capabilities = {.weights = false,
                     .arbitrary_removal = false,
@@ -85,7 +103,10 @@ constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
                     .stateful = false,
                     .minimal_disruption = true,
                     .history_free = false};
-  s.params = kLifoParams;
+  if (s.params.empty()) s.params = kLifoParams;
+  bool has_key_hasher = false;
+  for (const ParamSpec& p : s.params) has_key_hasher |= p.name == kKeyHasherParam.name;
+  if (!has_key_hasher) throw "LifoSpec: declared params must include kKeyHasherParam";
   s.memory_bytes = [](const Params&, uint64_t n) { return 4.0 * static_cast<double>(n); };
   s.memory_doc = "4 bytes per node (the id map)";
   s.key_hasher = KeyHasherOrXxh3;
