@@ -39,6 +39,13 @@ size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+// What At() views where the document has no such member: a null that Has()
+// and every typed read see as absent, never a read past the container.
+const Json& Missing() {
+  static const Json kMissing;
+  return kMissing;
+}
+
 }  // namespace
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -95,11 +102,18 @@ void JsonReader::Object(const std::vector<std::string>& allowed) const {
 }
 
 JsonReader JsonReader::At(const std::string& key) const {
-  return JsonReader(*file_, &(*value_)[key], pointer_ + "/" + EscapePointerToken(key));
+  const Json* member = &Missing();
+  if (value_->is_object()) {
+    const auto it = value_->find(key);
+    if (it != value_->end()) member = &*it;
+  }
+  return JsonReader(*file_, member, pointer_ + "/" + EscapePointerToken(key));
 }
 
 JsonReader JsonReader::At(size_t i) const {
-  return JsonReader(*file_, &(*value_)[i], pointer_ + "/" + std::to_string(i));
+  const Json* element = &Missing();
+  if (value_->is_array() && i < value_->size()) element = &(*value_)[i];
+  return JsonReader(*file_, element, pointer_ + "/" + std::to_string(i));
 }
 
 void JsonReader::Require(const std::string& key, const std::string& what) const {

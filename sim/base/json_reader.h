@@ -40,6 +40,7 @@ class JsonReader {
   // named, with the nearest allowed one when it looks like a typo).
   void Object(const std::vector<std::string>& allowed) const;
   bool Has(const std::string& key) const { return value_->contains(key); }
+  // The member `key` / element `i`; a reader of null where there is none.
   JsonReader At(const std::string& key) const;
   JsonReader At(size_t i) const;
   // Throws "missing required key 'KEY' (WHAT)" unless the object has `key`.

@@ -12,6 +12,7 @@
 
 #include "chsim_source_dir.h"
 #include "sim/base/errors.h"
+#include "sim/base/json_reader.h"
 #include "sim/run/plan.h"
 
 namespace chsim::sim {
@@ -55,6 +56,27 @@ TEST(ScenarioTest, CaseSeedsDependOnIdNotPosition) {
   Scenario c = ParseScenario(kBase, "t.json", 10);
   EXPECT_NE(a.cases[0].seed, c.cases[0].seed);
   EXPECT_EQ(c.resolved["seed"], "10");
+}
+
+// A reader of an absent member or element views null (Has() false, reads
+// fail naming the pointer) rather than reading past the container.
+TEST(ScenarioTest, AbsentMembersReadAsNull) {
+  const Json doc = Json::parse(R"({"a": [1], "b": 2})");
+  const std::string file = "f.json";  // the reader keeps a pointer to it
+  const JsonReader root(file, &doc, "");
+  for (const JsonReader& r : {root.At("missing"), root.At("a").At(1), root.At("b").At("c"),
+                              root.At("missing").At("deeper")}) {
+    EXPECT_TRUE(r.value().is_null()) << r.where();
+    EXPECT_FALSE(r.Has("x")) << r.where();
+  }
+  EXPECT_EQ(root.At("a").At(0).value(), 1);
+  try {
+    root.At("missing").Uint(0, 9);
+    FAIL() << "a null read as an integer";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("f.json: /missing: found null"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ScenarioTest, ResolvedScenarioHasDefaults) {
