@@ -6,6 +6,11 @@
 #include <xxhash.h>
 #include <zlib.h>
 
+// SHA256() is deprecated in OpenSSL 3 like MD5() (chsim/md5.h), and is its
+// one-shot entry point without a provider fetch per call.
+#define OPENSSL_SUPPRESS_DEPRECATED
+#include <openssl/sha.h>
+
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
 
@@ -99,6 +104,10 @@ constexpr Hasher kHashers[] = {
     {"xxh32", "xxHash32, seed 0 (libxxhash)", HashXxh32, 32},
     {"xxh64", "xxHash64, seed 0 (libxxhash)", HashXxh64, 64},
     {"xxh3", "XXH3 64-bit, seed 0 (libxxhash)", HashXxh3, 64},
+    {"sha256_last32",
+     "SHA-256, digest bytes 28..31 as little-endian uint32 (Varnish VRT_HashStrands32, the "
+     "shard director's key and point hash)",
+     HashSha256Last32, 32},
 };
 
 }  // namespace
@@ -277,6 +286,16 @@ const Hasher& GetHasher(std::string_view name) {
     valid += h.name;
   }
   throw std::invalid_argument("unknown hasher '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+// Varnish 7.1 bin/varnishd/cache/cache_vrt.c VRT_HashStrands32 (l.373-396):
+// SHA-256 over the strands, then vle32dec(sha256 + VSHA256_LEN - 4). Varnish
+// hashes C strings (strlen), so its input never holds a NUL; this hashes
+// every byte given.
+uint64_t HashSha256Last32(const void* data, size_t len) noexcept {
+  unsigned char d[SHA256_DIGEST_LENGTH];
+  SHA256(static_cast<const unsigned char*>(data), len, d);
+  return uint32_t{d[28]} | uint32_t{d[29]} << 8 | uint32_t{d[30]} << 16 | uint32_t{d[31]} << 24;
 }
 
 }  // namespace chsim

@@ -84,6 +84,16 @@ TEST(Hasher, XxHashReference) {
   EXPECT_EQ(H("xxh3", ""), 0x2d06800538d394c2ull);
 }
 
+// FIPS 180-2 SHA-256 vectors: "abc" -> ba7816bf ... b410ff61 f20015ad, "" ->
+// e3b0c442 ... 7852b855; sha256_last32 is the last 4 bytes, little-endian.
+TEST(Hasher, Sha256Last32Vectors) {
+  EXPECT_EQ(H("sha256_last32", "abc"), 0xad1500f2u);
+  EXPECT_EQ(H("sha256_last32", ""), 0x55b85278u);
+  // 56 bytes: FIPS 180-2's two-block vector, ... 19db06c1.
+  EXPECT_EQ(H("sha256_last32", "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            0xc106db19u);
+}
+
 TEST(Hasher, RegistryNamesUniqueAndUnknownListsValid) {
   std::set<std::string_view> names;
   for (const Hasher& h : AllHashers()) EXPECT_TRUE(names.insert(h.name).second) << h.name;

@@ -71,6 +71,9 @@ uint64_t HashSpyFnv1_32(const void* data, size_t len) noexcept;
 uint64_t HashSpyFnv1a_32(const void* data, size_t len) noexcept;
 uint64_t HashSpyFnv1_64(const void* data, size_t len) noexcept;
 uint64_t HashSpyFnv1a_64(const void* data, size_t len) noexcept;
+// SHA-256, digest bytes 28..31 as a little-endian uint32: Varnish's
+// VRT_HashStrands32 (the shard director's key and ring point hash).
+uint64_t HashSha256Last32(const void* data, size_t len) noexcept;
 
 }  // namespace chsim
 
