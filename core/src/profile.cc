@@ -39,6 +39,9 @@ constexpr ProfileInfo kProfiles[] = {
     {"nginx-hash",
      "nginx 1.22 upstream `hash KEY` (Cache::Memcached-compatible): (crc32(key) >> 16) & "
      "0x7fff modulo the total weight, walked down the weights in server order"},
+    {"varnish",
+     "Varnish 7.1 shard director: sha256_last32 of ident + decimal j, 67 (replicas) points per "
+     "weight, ident = NAME else the label, first point >= hash, no wrap past the last point"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -129,6 +132,29 @@ void ApplyNginxHash(Profile& p, const ProfileOptions& opt) {
   p.hash_space_bits = 15;
 }
 
+// Varnish 7.1 vmod/vmod_directors_shard_cfg.c: shardcfg_hashcircle (the
+// points, l.265-325) and shardcfg_apply_change (replicas * weight, l.586-598);
+// vmod_directors_shard_dir.c: shard_lookup (l.93-122).
+void ApplyVarnish(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  RejectOption(p.name, "--hasher", opt.hasher);
+  p.key_format = PointKeyFormat::kLabel;  // unused: kIdentDecimal takes NAME, else the label
+  p.point_rule = PointRule::kIdentDecimal;
+  p.points_per_node = opt.replicas == 0 ? 67 : opt.replicas;  // reconfigure(INT replicas=67)
+  p.count = p.weighted_count = PointCount::kPerWeight;        // (uint32_t)(replicas * weight)
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+  // vd.key(STRING) and every point: VRT_HashStrands32 (cache_vrt.c).
+  p.key_hasher = p.point_hasher = &GetHasher("sha256_last32");
+  // qsort on the point alone; glibc's qsort sorts by merging (stable), so
+  // equal points stay in backend order and a hash below them finds the first.
+  // Every entry is kept, as in Varnish's array: the last one answers hashes
+  // above the largest point.
+  p.tie = TieRule::kEarlierWins;
+  p.duplicates = DuplicatePoints::kKeep;
+  p.past_last = PastLastPoint::kLastPoint;
+}
+
 }  // namespace
 
 std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept {
@@ -137,7 +163,8 @@ std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept {
 
 std::span<const ProfileInfo> AllProfiles() noexcept { return kProfiles; }
 
-Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
+// The memcached clients' profiles and nginx's (MakeProfile: varnish).
+static Profile ClientProfile(std::string_view name, const ProfileOptions& opt) {
   Profile p;
   p.name = std::string(name);
   const Hasher& md5 = GetHasher("md5");
@@ -216,6 +243,23 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     if (info.name == name) p.description = std::string(info.description);
   }
   return p;
+}
+
+Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
+  if (name == "varnish") {
+    Profile p;
+    p.name = std::string(name);
+    ApplyVarnish(p, opt);
+    for (const ProfileInfo& info : kProfiles) {
+      if (info.name == name) p.description = std::string(info.description);
+    }
+    return p;
+  }
+  if (opt.replicas != 0) {
+    throw std::invalid_argument("profile '" + std::string(name) + "' takes no --replicas (got " +
+                                std::to_string(opt.replicas) + "; varnish does)");
+  }
+  return ClientProfile(name, opt);
 }
 
 Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node) {

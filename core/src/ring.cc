@@ -435,6 +435,19 @@ void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32
     case PointRule::kPointKeyHash:
     case PointRule::kWeightModulo:
       break;  // MakePoints, WeightModuloEntries
+    case PointRule::kIdentDecimal: {
+      // shardcfg_hashcircle: VRT_HashStrands32(TOSTRANDS(2, ident, "%d" j))
+      // for j < replicas, the strands hashed as one string.
+      std::string key = node.name.empty() ? node.label : node.name;
+      const size_t ident_len = key.size();
+      key.resize(ident_len + 10);  // room for any uint32_t in decimal
+      for (uint32_t j = 0; j < count; ++j) {
+        char* end = std::to_chars(key.data() + ident_len, key.data() + key.size(), j).ptr;
+        out[j] = static_cast<uint32_t>(
+            (*profile.point_hasher)(key.data(), static_cast<size_t>(end - key.data())));
+      }
+      return;
+    }
     case PointRule::kCrc32Chain: {
       // base = CRC-32 of host, NUL, port; point j continues it over the
       // little-endian bytes of point j - 1 (zlib's crc32(crc, ...) continues
@@ -487,6 +500,23 @@ std::vector<Entry> WeightModuloEntries(const Profile& profile, std::span<const N
 std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nodes,
                                const RingPlan& plan) {
   if (profile.point_rule == PointRule::kWeightModulo) return WeightModuloEntries(profile, nodes);
+  if (profile.point_rule == PointRule::kIdentDecimal) {
+    // Varnish skips a backend whose ident is already added
+    // (shardcfg_apply_change, "already exists - skipping"); a list that
+    // relies on that is refused rather than silently shortened.
+    std::vector<std::pair<std::string_view, size_t>> idents;  // ident, node
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      idents.emplace_back(nodes[i].name.empty() ? nodes[i].label : nodes[i].name, i);
+    }
+    std::sort(idents.begin(), idents.end());
+    for (size_t k = 1; k < idents.size(); ++k) {
+      if (idents[k].first != idents[k - 1].first) continue;
+      throw std::invalid_argument(
+          "servers '" + nodes[idents[k - 1].second].label + "' and '" +
+          nodes[idents[k].second].label + "' have the same ident '" + std::string(idents[k].first) +
+          "' (Varnish skips a second add_backend of an ident); give each its own NAME");
+    }
+  }
   std::vector<Entry> entries(plan.total);
   std::vector<uint32_t> points;
   size_t at = 0;
@@ -562,7 +592,11 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   }
   index.back() = static_cast<uint32_t>(kept);
   entries.resize(kept);
-  entries.insert(entries.end(), kPad, Entry{UINT32_MAX, entries[0].owner});  // sentinels: the wrap
+  // Sentinels: the answer past the last point, the wrap to the first point or
+  // (kLastPoint) the last point itself.
+  const uint32_t past_last =
+      profile.past_last == PastLastPoint::kWrap ? entries[0].owner : entries.back().owner;
+  entries.insert(entries.end(), kPad, Entry{UINT32_MAX, past_last});
   ring.entries_ = std::move(entries);
   return ring;
 }
@@ -588,15 +622,18 @@ std::vector<uint64_t> Ring::ArcLengths() const {
   const size_t n = size();
   if (n == 0) return arcs;
   // Under ">=", hashes in (v_{j-1}, v_j] go to the first entry of v_j's run;
-  // under ">", hashes in [v_{j-1}, v_j) do. Both arcs have length v_j - v_{j-1};
-  // the wrap arc (2^32 - v_last + v_first) goes to the first point's owner.
+  // under ">", hashes in [v_{j-1}, v_j) do. Both arcs have length v_j - v_{j-1}.
+  // The rest, 2^32 - v_last + v_first hashes, is [0, v_first] (to the first
+  // point's owner) and (v_last, 2^32) (to the sentinels' owner: the first
+  // point's again where the ring wraps, the last point's where it does not).
   uint32_t prev = entries_[0].point;
   for (size_t i = 1; i < n; ++i) {
     if (entries_[i].point == prev) continue;
     arcs[entries_[i].owner] += entries_[i].point - prev;
     prev = entries_[i].point;
   }
-  arcs[entries_[0].owner] += (uint64_t{1} << space_bits_) - prev + entries_[0].point;
+  arcs[entries_[0].owner] += uint64_t{entries_[0].point} + 1;
+  arcs[entries_[n].owner] += (uint64_t{1} << space_bits_) - 1 - prev;
   // Key hashes of a narrower space (space_bits_ < 32) stand for equal shares of 2^32.
   if (space_bits_ < 32) {
     for (uint64_t& a : arcs) a <<= 32 - space_bits_;

@@ -7,6 +7,7 @@
 #include "chsim/ring.h"
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -420,6 +421,97 @@ TEST(NginxProfile, ModuloProbesAndShares) {
   ASSERT_EQ(arcs.size(), 2u);
   EXPECT_EQ(arcs[0], uint64_t{10923} << 17);
   EXPECT_EQ(arcs[1], uint64_t{21845} << 17);
+}
+
+// Varnish's VRT_HashStrands32, recomputed here with OpenSSL's EVP SHA-256:
+// the last 4 digest bytes, little-endian.
+uint32_t VarnishHash(const std::string& s) {
+  unsigned char d[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EXPECT_EQ(EVP_Digest(s.data(), s.size(), d, &len, EVP_sha256(), nullptr), 1);
+  EXPECT_EQ(len, 32u);
+  return uint32_t{d[28]} | uint32_t{d[29]} << 8 | uint32_t{d[30]} << 16 | uint32_t{d[31]} << 24;
+}
+
+// A tiny Varnish shard ring (points: ident + decimal j, 67 per weight, ident
+// = NAME else the label; varnishd itself: tests/compat/golden-proxies),
+// probed at 0, the maximum, the lowest, highest and a middle point, each
+// +- 1: the first point >= h, and past the highest point that point's owner,
+// not the lowest's (no wrap).
+TEST(VarnishProfile, TinyRingProbesDoNotWrap) {
+  std::vector<Node> nodes(2);
+  nodes[0].label = "b1";
+  nodes[1].label = "web-01";
+  nodes[1].name = "cache.example.com:8080";
+  nodes[1].weight = 2;
+  std::map<uint32_t, uint32_t> want;  // point -> owner
+  for (uint32_t owner = 0; owner < 2; ++owner) {
+    const std::string ident = owner == 0 ? "b1" : "cache.example.com:8080";
+    for (uint32_t j = 0; j < 67 * nodes[owner].weight; ++j) {
+      ASSERT_TRUE(want.emplace(VarnishHash(ident + std::to_string(j)), owner).second);
+    }
+  }
+  const Ring r = Ring::Build(MakeProfile("varnish"), nodes);
+  ASSERT_EQ(r.size(), want.size());
+  EXPECT_TRUE(std::equal(r.points().begin(), r.points().end(), want.begin(), want.end(),
+                         [](uint32_t p, const auto& w) { return p == w.first; }));
+  const uint32_t lo = want.begin()->first, hi = want.rbegin()->first;
+  ASSERT_NE(want.begin()->second, want.rbegin()->second) << "the probe past hi tells nothing";
+  ASSERT_LT(hi, UINT32_MAX);
+  const uint32_t mid = std::next(want.begin(), static_cast<long>(want.size() / 2))->first;
+  for (const uint32_t h :
+       {0u, UINT32_MAX, lo - 1, lo, lo + 1, hi - 1, hi, hi + 1, mid - 1, mid, mid + 1}) {
+    auto it = want.lower_bound(h);
+    const uint32_t expect = it == want.end() ? want.rbegin()->second : it->second;
+    EXPECT_EQ(r.LocateHash(h), expect) << "h=" << h;
+  }
+  EXPECT_EQ(r.Locate("hello"), r.LocateHash(VarnishHash("hello")));
+  // Exact shares without the wrap: [0, lo] to lo's owner, (hi, 2^32) to hi's.
+  std::vector<uint64_t> arcs(2, 0);
+  bool first = true;
+  uint32_t prev = 0;
+  for (const auto& [point, owner] : want) {
+    arcs[owner] += first ? uint64_t{point} + 1 : point - prev;
+    first = false;
+    prev = point;
+  }
+  arcs[want.rbegin()->second] += (uint64_t{1} << 32) - 1 - hi;
+  EXPECT_EQ(r.ArcLengths(), arcs);
+}
+
+// ident + decimal j has no separator: "b1" + "10" is "b11" + "0", so b1's
+// points j = 10..19 are b11's first ten. Both are kept; below the shared
+// point the first in list order answers (glibc's qsort keeps list order), and
+// a hash above the largest point goes to the last entry.
+TEST(VarnishProfile, IdentPrefixesShareEqualPoints) {
+  for (const bool b1_first : {true, false}) {
+    std::vector<Node> nodes(2);
+    nodes[0].label = b1_first ? "b1" : "b11";
+    nodes[1].label = b1_first ? "b11" : "b1";
+    const Ring r = Ring::Build(MakeProfile("varnish"), nodes);
+    ASSERT_EQ(r.size(), 134u);
+    const uint32_t shared = VarnishHash("b110");
+    auto points = r.points();
+    const auto at = std::lower_bound(points.begin(), points.end(), shared);
+    ASSERT_TRUE(at != points.end() && *at == shared && at[1] == shared);
+    EXPECT_EQ(r.LocateHash(shared - 1), 0u) << b1_first;
+    EXPECT_EQ(r.LocateHash(shared), 0u) << b1_first;
+    size_t equal = 0;
+    for (size_t i = 1; i < points.size(); ++i) equal += points[i] == points[i - 1];
+    EXPECT_EQ(equal, 10u);
+  }
+}
+
+TEST(VarnishProfile, ReplicasAndRefusals) {
+  std::vector<Node> nodes = MakeNumberedNodes(3);
+  nodes[2].weight = 3;
+  EXPECT_EQ(Ring::Build(MakeProfile("varnish"), nodes).size(), 67u * 5);
+  ProfileOptions r100;
+  r100.replicas = 100;
+  EXPECT_EQ(Ring::Build(MakeProfile("varnish", r100), nodes).size(), 500u);
+  EXPECT_THROW(MakeProfile("spymemcached", r100), std::invalid_argument);
+  nodes[1].name = nodes[0].label;  // the same ident twice: Varnish skips the second
+  EXPECT_THROW(Ring::Build(MakeProfile("varnish"), nodes), std::invalid_argument);
 }
 
 }  // namespace

@@ -57,6 +57,12 @@ enum class PointRule {
   // list order, picks the node. One entry per run of v with the same node,
   // at the run's last v.
   kWeightModulo,
+  // Varnish's shard director (vmod_directors_shard_cfg.c,
+  // shardcfg_hashcircle): point j of a node is VRT_HashStrands32 of its ident
+  // followed by the decimal j, with no separator: point_hasher (sha256_last32)
+  // of ident + "j". The ident is the node's NAME when given (add_backend's
+  // ident=), else its label (the VCL backend name).
+  kIdentDecimal,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -75,6 +81,12 @@ enum class DuplicatePoints {
 enum class LookupEdge {
   kGreaterEqual,  // first point >= hash (spymemcached, libmemcached, twemproxy)
   kGreater,       // first point > hash (uhashring's bisect_right)
+};
+
+// Where a hash above the last point goes.
+enum class PastLastPoint {
+  kWrap,       // to the first point (every Ketama client, nginx)
+  kLastPoint,  // to the last point: Varnish's shard_lookup does not wrap
 };
 
 enum class NodeOrder {
@@ -114,6 +126,7 @@ struct Profile {
   // when some weight is above 1 (libmemcached's server_push sets its weighted
   // flag then, and ignores weights of 1).
   bool weighted_only_above_one = false;
+  PastLastPoint past_last = PastLastPoint::kWrap;
 };
 
 // Options that select a peer's variant.
@@ -124,6 +137,9 @@ struct ProfileOptions {
   // Key hasher override (registry name), where the peer lets the user choose:
   // libmemcached-ketama (MEMCACHED_BEHAVIOR_HASH), twemproxy (`hash:`).
   std::string hasher;
+  // varnish: reconfigure(replicas=...), the points per unit of weight; 0 means
+  // Varnish's default, 67. Refused by the other profiles.
+  uint32_t replicas = 0;
 };
 
 struct ProfileInfo {

@@ -6,11 +6,13 @@
 // the node's index in the list the ring was built from, in the caller's order
 // even when the profile reorders nodes), so a lookup finds point and owner in
 // one cache line. kPad sentinel entries {UINT32_MAX, owner of entry 0} follow
-// the last entry: a scan needs no bounds test, and stopping on one is the wrap.
+// the last entry: a scan needs no bounds test, and stopping on one is the wrap
+// (their owner is the last entry's instead for a profile whose lookup does
+// not wrap, PastLastPoint::kLastPoint: Varnish).
 // points() and owners() are strided views of that array.
 //
 // A lookup returns the owner of the first point >= hash (or > hash, per
-// profile), wrapping to the first point. A bucket index on the top `bits` bits
+// profile), wrapping to the first point (or not: past_last). A bucket index on the top `bits` bits
 // of the hash (bits = floor(log2 of the points made), capped at 26: 1-2 points
 // per bucket on average) gives the first entry at or after the bucket's start;
 // the kPad entries from there are compared with the hash without branches, and
