@@ -25,6 +25,7 @@ struct RingOptions {
   std::string profile = "spymemcached";
   std::string hash_algorithm;
   std::string hasher;
+  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
 };
 
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
@@ -35,6 +36,9 @@ void AddRingOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--hash-algorithm", o.hash_algorithm,
                   "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
   cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
+  cmd->add_option("--replicas", o.replicas,
+                  "varnish: points per unit of weight, reconfigure(replicas=...) (default 67)")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
 }
 
 struct BuiltRing {
@@ -60,7 +64,7 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
     throw sim::UsageError("--remove: every server removed; keep at least one");
   Profile p;
   try {
-    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher});
+    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
   }
@@ -131,6 +135,12 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
       }
     }
     return;
+  }
+  if (cmd->count("--replicas") > 0) {
+    throw sim::UsageError(
+        "--replicas selects the varnish profile's replicas; it cannot be "
+        "combined with --algorithm " +
+        a.name + " (use --profile varnish)");
   }
   const AlgorithmSpec& spec = GetAlgorithm(a.name);
   for (const char* param : {"profile", "hash_algorithm"}) {
