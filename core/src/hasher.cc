@@ -6,8 +6,9 @@
 #include <xxhash.h>
 #include <zlib.h>
 
-// SHA256() is deprecated in OpenSSL 3 like MD5() (chsim/md5.h), and is its
-// one-shot entry point without a provider fetch per call.
+// SHA256_Init/Update/Final are deprecated in OpenSSL 3 like MD5() (chsim/md5.h),
+// and run the digest without a provider fetch per call (OpenSSL 3's SHA256()
+// one-shot fetches through EVP each time).
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
@@ -294,7 +295,10 @@ const Hasher& GetHasher(std::string_view name) {
 // every byte given.
 uint64_t HashSha256Last32(const void* data, size_t len) noexcept {
   unsigned char d[SHA256_DIGEST_LENGTH];
-  SHA256(static_cast<const unsigned char*>(data), len, d);
+  SHA256_CTX ctx;
+  SHA256_Init(&ctx);
+  SHA256_Update(&ctx, data, len);
+  SHA256_Final(d, &ctx);
   return uint32_t{d[28]} | uint32_t{d[29]} << 8 | uint32_t{d[30]} << 16 | uint32_t{d[31]} << 24;
 }
 
