@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `chsim list`: the profiles, hashers, algorithms (with their parameters and
-// capabilities, from the specs), workloads and metrics chsim offers; `--json`,
+// capabilities, from the specs), replica strategies, workloads and metrics
+// chsim offers; `--json`,
 // the same as one machine-readable catalog; `--schema`, scenarios/schema.json;
 // `--markdown TABLE`, README's tables.
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
 #include "sim/cache/cache.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
@@ -45,18 +47,40 @@ std::string CapabilityText(const Capabilities& c) {
   return caps;
 }
 
+std::string ParamLine(const ParamSpec& p) {
+  std::string accepted = p.Accepted();
+  if (accepted.size() > 60) accepted = accepted.substr(0, 57) + "...";
+  return "  " + std::string(p.name) + ": " + std::string(p.doc) + " (" + accepted +
+         (p.sweepable ? "" : "; one value") + ")";
+}
+
+template <class Specs>
+std::string NameList(const Specs& specs) {
+  std::string names;
+  for (const auto* s : specs) names += (names.empty() ? "" : ", ") + std::string(s->name);
+  return names.empty() ? "none" : names;
+}
+
 void ListAlgorithm(const AlgorithmSpec& a) {
   Line(a.name, a.summary);
   Line("", "parameters: " + sim::ParameterList(a, false));
   Line("", "capabilities: " + CapabilityText(a.capabilities));
+  Line("", "replica strategies: " + NameList(ReplicaStrategiesFor(a)));
   if (!a.paper.empty()) Line("", "paper: " + std::string(a.paper));
   Line("", "memory: " + std::string(a.memory_doc));
-  for (const ParamSpec& p : a.params) {
-    std::string accepted = p.Accepted();
-    if (accepted.size() > 60) accepted = accepted.substr(0, 57) + "...";
-    Line("", "  " + std::string(p.name) + ": " + std::string(p.doc) + " (" + accepted +
-                 (p.sweepable ? "" : "; one value") + ")");
-  }
+  for (const ParamSpec& p : a.params) Line("", ParamLine(p));
+}
+
+void ListStrategy(const ReplicaStrategy& s) {
+  Line(s.name, s.summary);
+  Line("", "applies to: " + std::string(s.applies_doc) + " (" + NameList(AlgorithmsFor(s)) + ")");
+  Line("", "failure domains: " + (s.UsesDomains() ? std::string(s.domain_rule) : "not used"));
+  Line("", std::string(s.minimal ? "minimal (without domains, over a minimally disruptive "
+                                   "algorithm)"
+                                 : "not minimal") +
+               (s.short_results ? "; may place fewer than K copies" : "; always K copies"));
+  if (!s.paper.empty()) Line("", "paper: " + std::string(s.paper));
+  for (const ParamSpec& p : s.params) Line("", ParamLine(p));
 }
 
 void List() {
@@ -67,6 +91,8 @@ void List() {
   std::printf(
       "algorithms: (scenario \"algorithms\": [{\"algorithm\": NAME, PARAMETER: value, ...}])\n");
   for (const AlgorithmSpec* a : AllAlgorithms()) ListAlgorithm(*a);
+  std::printf("replica strategies: (chsim locate --replicas K --strategy NAME)\n");
+  for (const ReplicaStrategy* r : AllReplicaStrategies()) ListStrategy(*r);
   std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
   for (const sim::WorkloadSpec* w : sim::AllWorkloads()) Line(w->name, w->doc);
   std::printf("cache policies: (scenario \"cache\": {\"policy\": NAME, ...}; docs/cache.md)\n");
@@ -88,8 +114,8 @@ void AddListCommand(CLI::App& app) {
   static std::string markdown;
   CLI::App* cmd = app.add_subcommand(
       "list",
-      "List profiles, hashers, algorithms (parameters, capabilities, paper), scenario workloads\n"
-      "and result metrics, each with a one-line description.\n"
+      "List profiles, hashers, algorithms (parameters, capabilities, paper), replica strategies,\n"
+      "scenario workloads and result metrics, each with a one-line description.\n"
       "Examples: chsim list\n"
       "          chsim list --json                             # the same, machine-readable\n"
       "          chsim list --schema                           # the scenario schema\n"
@@ -97,7 +123,8 @@ void AddListCommand(CLI::App& app) {
       "scripts/regenerate rewrites every committed document these make.");
   cmd->add_flag("--json", json,
                 "print the catalog as JSON: algorithms (parameters, ranges, defaults, "
-                "capabilities, paper, year), workloads and their fields, metrics, profiles, "
+                "capabilities, paper, year), replica strategies, workloads and their fields, "
+                "metrics, profiles, "
                 "hashers, the scenario format's rows");
   cmd->add_flag("--schema", schema,
                 "print scenarios/schema.json, made from the rows of the scenario format and the "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `chsim locate` and `chsim ring`: map keys to servers, and print the ring,
-// exactly as a chosen peer client would.
+// exactly as a chosen peer client would; `locate --replicas K` prints each
+// key's K copies (chsim/replica.h) in replica order.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "sim/base/errors.h"
 #include "sim/cli/commands.h"
@@ -83,6 +85,8 @@ struct AlgorithmOptions {
   std::string name;
   std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
   std::vector<std::string> remove;                        // labels, in order
+  std::string replicas;                                   // --replicas K, as given
+  std::string strategy;                                   // --strategy NAME
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -123,6 +127,12 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
                   "removes nodes (capability arbitrary_removal in chsim list, else only the last "
                   "added); repeatable, applied in order")
       ->allow_extra_args(false);  // one label each time; the keys file stays positional
+  cmd->add_option("--replicas", a.replicas,
+                  "copies per key: print KEY<TAB>SERVER1<TAB>SERVER2... with K distinct servers "
+                  "in replica order (the first is the one plain locate prints), after --remove");
+  cmd->add_option("--strategy", a.strategy,
+                  "with --replicas: how the copies are chosen, a replica strategy of chsim list "
+                  "(default: the first that applies to the algorithm)");
 }
 
 // Rejects algorithm parameters without --algorithm, and any flag the
@@ -200,6 +210,87 @@ void RemoveServers(Algorithm& algo, const sim::ServerList& list, const Algorithm
   }
 }
 
+// --replicas K: 1..the live servers (after --remove).
+uint32_t ReplicaCount(const AlgorithmOptions& a, size_t live) {
+  uint64_t k = 0;
+  const auto [end, ec] =
+      std::from_chars(a.replicas.data(), a.replicas.data() + a.replicas.size(), k);
+  if (ec != std::errc() || end != a.replicas.data() + a.replicas.size() || k == 0 || k > live) {
+    throw sim::UsageError("--replicas: found '" + a.replicas + "'; accepted: an integer 1.." +
+                          std::to_string(live) + " (the live servers; copies are distinct)");
+  }
+  return static_cast<uint32_t>(k);
+}
+
+// The strategy --strategy names (default: the first that applies), refused
+// in one line when unknown or not for this algorithm, naming the choices.
+const ReplicaStrategy& StrategyFor(const AlgorithmOptions& a, const AlgorithmSpec& spec) {
+  const std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+  std::string fit_names;
+  for (const ReplicaStrategy* s : fit)
+    fit_names += (fit_names.empty() ? "" : ", ") + std::string(s->name);
+  if (a.strategy.empty()) {
+    if (fit.empty())
+      throw sim::UsageError("--replicas: no replica strategy applies to " + std::string(spec.name));
+    return *fit.front();
+  }
+  const ReplicaStrategy* s = FindReplicaStrategy(a.strategy);
+  if (s == nullptr) {
+    std::string all;
+    for (const ReplicaStrategy* r : AllReplicaStrategies())
+      all += (all.empty() ? "" : ", ") + std::string(r->name);
+    throw sim::UsageError("--strategy: unknown replica strategy '" + a.strategy +
+                          "'; accepted: " + all);
+  }
+  if (!s->AppliesTo(spec)) {
+    throw sim::UsageError("--strategy " + a.strategy + " does not apply to " +
+                          std::string(spec.name) + " (it needs " + std::string(s->applies_doc) +
+                          "); strategies for " + std::string(spec.name) + ": " +
+                          (fit_names.empty() ? "none" : fit_names));
+  }
+  return *s;
+}
+
+// Writes "KEY<TAB>LABEL1<TAB>LABEL2...\n" per key line, the copies of a
+// block of keys selected at once.
+void WriteKeyReplicas(const std::string& path, std::span<const Node> nodes, const Hasher& hasher,
+                      const ReplicaSelector& selector) {
+  const uint32_t k = selector.k();
+  sim::KeyLineReader reader(path);
+  sim::StdoutBuffer out;
+  std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
+  std::vector<uint32_t> ids(sim::kLocateBlockKeys * k), counts(sim::kLocateBlockKeys);
+  for (;;) {
+    const std::span<const std::string_view> keys = reader.Next(sim::kLocateBlockKeys);
+    if (keys.empty()) break;
+    HashBatch(hasher, keys, hashes);
+    selector.SelectBatch({hashes.data(), keys.size()}, ids, counts);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      out.Append(keys[i]);
+      for (uint32_t j = 0; j < counts[i]; ++j) {
+        out.Append("\t");
+        out.Append(nodes[ids[i * k + j]].label);
+      }
+      out.Append("\n");
+    }
+  }
+  out.Flush();
+}
+
+void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hasher& hasher,
+                    const sim::ServerList& list, const AlgorithmOptions& a,
+                    const std::string& keys) {
+  const ReplicaStrategy& strategy = StrategyFor(a, spec);
+  const uint32_t k = ReplicaCount(a, algo.num_nodes());
+  std::unique_ptr<ReplicaSelector> selector;
+  try {
+    selector = strategy.Make(ReplicaInput{.algorithm = &algo, .k = k});
+  } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
+    throw sim::UsageError(std::string("--replicas: ") + e.what());
+  }
+  WriteKeyReplicas(keys, list.nodes, hasher, *selector);
+}
+
 void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
                          const std::string& keys) {
   sim::ServerList list = sim::LoadServerList(o.servers);
@@ -219,6 +310,9 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
     throw sim::UsageError(e.what());
   }
   RemoveServers(*algo, list, a, o.servers);
+  if (!a.replicas.empty()) {
+    return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, keys);
+  }
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
   sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
@@ -242,7 +336,8 @@ void AddLocateCommand(CLI::App& app) {
       "Example: chsim locate --servers servers.txt --profile libmemcached keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
-      "keys.txt");
+      "keys.txt\n"
+      "         chsim locate --servers servers.txt --replicas 3 keys.txt");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -251,6 +346,14 @@ void AddLocateCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->callback([cmd, o, algo, keys] {
     CheckOptionMix(cmd, *algo);
+    if (!algo->strategy.empty() && algo->replicas.empty()) {
+      throw sim::UsageError("--strategy needs --replicas K");
+    }
+    if (algo->name.empty() && !algo->replicas.empty()) {
+      // The peer's ring is the one the ketama algorithm builds from the same
+      // profile options, with the same key hash and removals.
+      algo->name = "ketama";
+    }
     if (!algo->name.empty()) {
       LocateWithAlgorithm(cmd, *o, *algo, *keys);
       return;

@@ -187,8 +187,15 @@ void BindCatalog(py::module_& m) {
   m.def(
       "algorithms", [] { return CatalogPart("algorithms"); },
       "The registered algorithms, as dicts (the entries of `chsim list --json`): name, summary, "
-      "paper, year, capabilities, memory, balance_bound, default_key_hasher, and parameters "
+      "paper, year, capabilities, memory, balance_bound, default_key_hasher, replica_strategies "
+      "(the names of those that apply), and parameters "
       "(name, type, doc, default, minimum/maximum or choices, rule, auto, sweepable, accepted).");
+  m.def(
+      "replica_strategies", [] { return CatalogPart("replica_strategies"); },
+      "The replica strategies (how a key's copies are chosen: `chsim locate --replicas K "
+      "--strategy NAME`), as dicts: name, summary, paper, year, applies_to, algorithms (the names "
+      "it applies to), domain_rule (None: it does not place by failure domain), minimal, "
+      "short_results, parameters.");
   m.def(
       "workloads", [] { return CatalogPart("workloads"); },
       "The scenario workload types, as dicts: name, doc, unit (what one of its units is), "

@@ -4,10 +4,11 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
 #include "sim/base/fields.h"
 #include "sim/cache/cache.h"
-#include "sim/run/metrics.h"
 #include "sim/results/provenance.h"
+#include "sim/run/metrics.h"
 #include "sim/scenario/scenario.h"
 #include "sim/workload/workload.h"
 
@@ -66,6 +67,13 @@ Json CatalogCapabilities(const Capabilities& c) {
           {"history_free", c.history_free}};
 }
 
+template <class Specs>
+Json Names(const Specs& specs) {
+  Json names = Json::array();
+  for (const auto* s : specs) names.push_back(s->name);
+  return names;
+}
+
 Json AlgorithmJson(const AlgorithmSpec& a) {
   Json params = Json::array();
   for (const ParamSpec& p : a.params) params.push_back(ParamJson(p));
@@ -77,6 +85,22 @@ Json AlgorithmJson(const AlgorithmSpec& a) {
           {"memory", a.memory_doc},
           {"balance_bound", a.balance_bound},
           {"default_key_hasher", a.KeyHasher(a.Resolve({}))},
+          {"replica_strategies", Names(ReplicaStrategiesFor(a))},
+          {"parameters", params}};
+}
+
+Json StrategyJson(const ReplicaStrategy& s) {
+  Json params = Json::array();
+  for (const ParamSpec& p : s.params) params.push_back(ParamJson(p));
+  return {{"name", s.name},
+          {"summary", s.summary},
+          {"paper", s.paper},
+          {"year", s.year},
+          {"applies_to", s.applies_doc},
+          {"algorithms", Names(AlgorithmsFor(s))},
+          {"domain_rule", s.UsesDomains() ? Json(s.domain_rule) : Json(nullptr)},
+          {"minimal", s.minimal},
+          {"short_results", s.short_results},
           {"parameters", params}};
 }
 
@@ -92,6 +116,8 @@ Json Catalog() {
   Json algorithms = Json::array(), workloads = Json::array(), metrics = Json::array(),
        groups = Json::array(), profiles = Json::array(), hashers = Json::array();
   for (const AlgorithmSpec* a : AllAlgorithms()) algorithms.push_back(AlgorithmJson(*a));
+  Json strategies = Json::array();
+  for (const ReplicaStrategy* s : AllReplicaStrategies()) strategies.push_back(StrategyJson(*s));
   for (const WorkloadSpec* w : AllWorkloads()) workloads.push_back(WorkloadJson(*w));
   for (const MetricSpec& m : AllMetrics()) {
     metrics.push_back({{"name", m.name},
@@ -115,6 +141,7 @@ Json Catalog() {
   return {{"catalog_version", kCatalogVersion},
           {"chsim", ToolVersion()},
           {"algorithms", algorithms},
+          {"replica_strategies", strategies},
           {"workloads", workloads},
           {"metrics", metrics},
           {"metric_groups", groups},

@@ -117,13 +117,17 @@ TEST(Ring, StructuralSharesOfTinyRing) {
   EXPECT_EQ(arcs[2], 100u);
 }
 
-// Reference: std::lower_bound on the point array, with wrap.
-uint32_t Reference(const Ring& r, uint32_t h, bool greater) {
+// Reference: std::lower_bound on the point array, with wrap: the entry a
+// clockwise walk starts at (ReferenceIndex, LocateIndex's answer) and its
+// owner (Reference, LocateHash's answer).
+size_t ReferenceIndex(const Ring& r, uint32_t h, bool greater) {
   auto pts = r.points();
   auto it = greater ? std::upper_bound(pts.begin(), pts.end(), h)
                     : std::lower_bound(pts.begin(), pts.end(), h);
-  size_t i = it == pts.end() ? 0 : static_cast<size_t>(it - pts.begin());
-  return r.owners()[i];
+  return it == pts.end() ? 0 : static_cast<size_t>(it - pts.begin());
+}
+uint32_t Reference(const Ring& r, uint32_t h, bool greater) {
+  return r.owners()[ReferenceIndex(r, h, greater)];
 }
 
 TEST(Ring, BucketIndexEqualsLowerBound) {
@@ -222,6 +226,8 @@ void ExpectEqualsReference(const Ring& r, bool greater, uint64_t seed, const std
     const uint32_t want = Reference(r, probes[i], greater);
     ASSERT_EQ(r.LocateHash(probes[i]), want) << what << " h=" << probes[i];
     ASSERT_EQ(batch[i], want) << what << " batch h=" << probes[i];
+    ASSERT_EQ(r.LocateIndex(probes[i]), ReferenceIndex(r, probes[i], greater))
+        << what << " index h=" << probes[i];
   }
 }
 

@@ -33,7 +33,10 @@ EXCEPTIONS = {
                                 "Placement.points() is the ketama spec's ring; docstring examples"),
     "sim/python/catalog.cc": ({"ring"}, "docstring examples of a case id"),
     "sim/scenario/case_id.h": ({"ring"}, "a comment's example of a case label"),
-    "sim/cli/cmd_locate.cc": ({"ring"}, "the `chsim ring` command, which prints a Ketama ring"),
+    "sim/cli/cmd_locate.cc": ({"ring", "ketama"},
+                              "the `chsim ring` command, which prints a Ketama ring; `locate "
+                              "--replicas` over a peer profile locates with the ketama "
+                              "algorithm, which builds that same ring"),
     "notebooks/balance.ipynb": ({"ring"}, "the per-node figure prefers the Ketama ring's case "
                                 "when the results have one"),
     "notebooks/chsim_results/load.py": ({"ring"}, "a tune request's research-profile name"),

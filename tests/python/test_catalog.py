@@ -26,6 +26,7 @@ def test_names_equal_chsim_list():
     assert [p["name"] for p in chsim.profiles()] == sections["profiles"]
     assert [h["name"] for h in chsim.hashers()] == sections["hashers"]
     assert [a["name"] for a in chsim.algorithms()] == sections["algorithms"]
+    assert [s["name"] for s in chsim.replica_strategies()] == sections["replica strategies"]
     assert [w["name"] for w in chsim.workloads()] == sections["workloads"]
     assert [m["name"] for m in chsim.metrics()] == sections["metrics"]
 
@@ -63,5 +64,8 @@ def test_entries_carry_ranges_defaults_capabilities_papers():
     assert units["remap.moved"] == "fraction" and units["throughput.ns_per_lookup"] == "ns"
     spy = chsim.profiles()[0]
     assert spy["name"] == "spymemcached" and spy["points_per_node"] == 160
+    for s in chsim.replica_strategies():  # both sides of "applies to" agree
+        for a in chsim.algorithms():
+            assert (a["name"] in s["algorithms"]) == (s["name"] in a["replica_strategies"])
     chsim.algorithms()[0]["name"] = "changed"  # each call returns fresh dicts
     assert chsim.algorithms()[0]["name"] == "ring"

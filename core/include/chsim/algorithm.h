@@ -67,6 +67,20 @@ struct Capabilities {
 };
 
 struct AlgorithmSpec;
+struct RingView;        // chsim/ring.h
+struct RendezvousView;  // chsim/rendezvous.h
+
+// What an instance exposes of its structure, for the replica strategies that
+// walk it (chsim/replica.h). A spec declares it; each instance of that spec
+// then fills the view (Algorithm::ViewRing, ViewRendezvous).
+struct StructureViews {
+  // Locate answers the owner of the first point of a ring at or after the
+  // key's position, and ViewRing gives that ring in order.
+  bool ring = false;
+  // Locate answers the highest rendezvous score (chsim/rendezvous.h), and
+  // ViewRendezvous gives the seeds and weights it scores.
+  bool rendezvous = false;
+};
 
 class Algorithm {
  public:
@@ -111,6 +125,12 @@ class Algorithm {
   // Gamma(v)/sum model (the simulator's theory.* columns); 0 for anything else,
   // weighted rings included.
   virtual double RingPointsPerNode() const noexcept { return 0; }
+
+  // The structure Locate reads, for specs whose StructureViews declare it:
+  // fills *view and returns true (else false, *view untouched). The view
+  // points into the instance and holds until its next Add or Remove.
+  virtual bool ViewRing(RingView* /*view*/) const noexcept { return false; }
+  virtual bool ViewRendezvous(RendezvousView* /*view*/) const noexcept { return false; }
 };
 
 // One step of an instance's life, as an admission check sees it: no instance,
@@ -129,6 +149,7 @@ struct AlgorithmSpec {
   std::string_view paper = {};    // citation: authors, title, venue ("" for none)
   int year = 0;                   // year of the paper (0 for none)
   Capabilities capabilities = {};
+  StructureViews views = {};               // what replica strategies can walk
   std::span<const ParamSpec> params = {};  // in sweep and case-id order
   // The integer parameter that trades balance for cost, which `chsim tune`
   // searches (ring points per node, a maglev table size, multi-probe probes);

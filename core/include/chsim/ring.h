@@ -170,6 +170,25 @@ class Ring {
     return e[below].owner;
   }
 
+  // The entry (an index into points() and owners()) whose owner LocateHash(h)
+  // answers: where a clockwise walk from h starts, 0 past the last point (the
+  // wrap). The same search as LocateHash. REQUIRES: h <= space_mask(), a
+  // non-empty ring.
+  size_t LocateIndex(uint32_t h) const noexcept {
+    assert(h <= space_mask_);
+    if (edge_greater_) {
+      if (h == space_mask_) return 0;
+      ++h;
+    }
+    const uint32_t first = index_[h >> shift_];
+    const Entry* e = entries_.data() + first;
+    const uint32_t below =
+        static_cast<uint32_t>(e[0].point < h) + static_cast<uint32_t>(e[1].point < h) +
+        static_cast<uint32_t>(e[2].point < h) + static_cast<uint32_t>(e[3].point < h);
+    const size_t i = below == kPad ? Crowded(h) : first + below;
+    return i == size() ? 0 : i;  // the first sentinel: the wrap
+  }
+
   // 2^hash_space_bits - 1: the largest key hash (UINT32_MAX but for nginx-hash).
   uint32_t space_mask() const noexcept { return space_mask_; }
 
@@ -228,6 +247,21 @@ class Ring {
   const Hasher* key_hasher_ = nullptr;
   HashFn key_fn_ = nullptr;   // key_hasher_->fn
   bool key_is_xxh3_ = false;  // key_hasher_->fn == HashXxh3: hashed inline
+};
+
+// A ring-like algorithm's ring as its Locate reads it (Algorithm::ViewRing):
+// the owner o of an entry is node id owner_ids[o], and a 64-bit key hash is
+// located by its low 32 bits within the ring's key space.
+struct RingView {
+  const Ring* ring = nullptr;
+  std::span<const uint32_t> owner_ids;
+
+  // The entry a clockwise walk for the key starts at.
+  size_t Start(uint64_t key_hash) const noexcept {
+    return ring->LocateIndex(static_cast<uint32_t>(key_hash) & ring->space_mask());
+  }
+  // The node id that owns entry `i`.
+  uint32_t IdAt(size_t i) const noexcept { return owner_ids[ring->owners()[i]]; }
 };
 
 }  // namespace chsim

@@ -77,6 +77,7 @@ constinit const AlgorithmSpec kKetamaSpec{
                      .stateful = false,
                      .minimal_disruption = false,
                      .history_free = false},
+    .views = {.ring = true},
     .params = kParams,
     .balance_bound = 1.35,
     .memory_bytes = Memory,

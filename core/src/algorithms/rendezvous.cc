@@ -5,7 +5,9 @@
 //
 // Each node i has a seed s_i (its label hashed with the registry hasher). For
 // a key hash k, x_i = Mix2(k, s_i) is a 64-bit pseudo-random value, u_i its
-// image in (0, 1), and the node with the highest score -w_i / ln(u_i) wins.
+// image in (0, 1), and the node with the highest score -w_i / ln(u_i) wins
+// (chsim/rendezvous.h holds the draw and the score; the topk replica strategy
+// ranks by the same functions).
 // -w/ln(u) with u uniform makes node i win with probability w_i / sum w: the
 // scores are exponential races (P(score_i <= t) = exp(-w_i / t)). With equal
 // weights the score is monotone in x_i, so the comparison is done on x_i
@@ -14,7 +16,7 @@
 // Adding a node only lets it win keys; removing one only moves its keys: the
 // scores of the others never change, so disruption is minimal, weighted or not.
 // Lookup is O(n) per key.
-#include <cmath>
+#include "chsim/rendezvous.h"
 
 #include "internal.h"
 
@@ -32,13 +34,13 @@ class Rendezvous final : public AlgorithmBase {
   }
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
-    const uint64_t k = Mix64(key_hash);
+    const uint64_t k = RendezvousMixKey(key_hash);
     const size_t n = seeds_.size();
     size_t best = 0;
     if (uniform_) {
-      uint64_t best_x = Mix64(k ^ seeds_[0]);
+      uint64_t best_x = RendezvousDraw(k, seeds_[0]);
       for (size_t i = 1; i < n; ++i) {
-        uint64_t x = Mix64(k ^ seeds_[i]);
+        uint64_t x = RendezvousDraw(k, seeds_[i]);
         if (x > best_x) best_x = x, best = i;
       }
     } else {
@@ -49,6 +51,10 @@ class Rendezvous final : public AlgorithmBase {
       }
     }
     return ids_[best];
+  }
+  bool ViewRendezvous(RendezvousView* view) const noexcept override {
+    *view = RendezvousView{seeds_, weights_, ids_, uniform_};
+    return true;
   }
   size_t MemoryBytes() const noexcept override {
     return seeds_.capacity() * sizeof(uint64_t) + weights_.capacity() * sizeof(double) + IdBytes();
@@ -63,8 +69,7 @@ class Rendezvous final : public AlgorithmBase {
   }
   // Mix2(key, seed) with the key's first mix hoisted out of the node loop.
   double Score(uint64_t mixed_key, size_t i) const noexcept {
-    const double u = UnitOpen(Mix64(mixed_key ^ seeds_[i]));
-    return -weights_[i] / std::log(u);  // ln(u) < 0: the score is positive
+    return RendezvousScore(RendezvousDraw(mixed_key, seeds_[i]), weights_[i]);
   }
   void Append(const Node& n) {
     ReserveOneMore(seeds_);  // both first: a throw changes nothing
@@ -104,6 +109,7 @@ constinit const AlgorithmSpec kRendezvousSpec{
                      .stateful = false,
                      .minimal_disruption = true,
                      .history_free = true},
+    .views = {.rendezvous = true},
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },

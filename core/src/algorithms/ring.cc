@@ -51,6 +51,11 @@ class ProfileRing final : public AlgorithmBase {
     }
   }
   size_t MemoryBytes() const noexcept override { return ring_.MemoryBytes() + IdBytes(); }
+  // The ring Locate reads; its owners index the live list, ids_.
+  bool ViewRing(RingView* view) const noexcept override {
+    *view = RingView{&ring_, ids_};
+    return true;
+  }
   std::optional<std::vector<double>> StructuralShares() const override {
     std::vector<double> by_index = ring_.StructuralShares();
     std::vector<double> shares(next_id_, 0.0);
@@ -114,6 +119,7 @@ constinit const AlgorithmSpec kRingSpec{
                      .stateful = false,
                      .minimal_disruption = true,  // unweighted
                      .history_free = true},
+    .views = {.ring = true},
     .params = kParams,
     .tuned_param = "points_per_node",
     .balance_bound = 1.35,

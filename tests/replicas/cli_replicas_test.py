@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""`chsim locate --replicas K` against independent Python readings, key for key.
+
+Usage: cli_replicas_test.py CHSIM TEST, TEST one of:
+  walk       the ring walk (Dynamo's preference list, Cassandra SimpleStrategy): clockwise from
+             the key's point, the first K distinct servers. The rings are `chsim ring`'s own
+             output for each peer profile whose key hash Python computes (md5's first 4 bytes
+             little-endian, zlib's crc32), walked here with bisect; and the research ring
+             (`--algorithm ring`) rebuilt in Python from its definition
+             (tests/algorithms/cli_locate_reference.py). Also: K = 1 is plain `chsim locate`,
+             K = the servers lists every server, and `--remove` walks the ring without it.
+  topk       the K highest rendezvous scores, Mix64(Mix64(xxh3(key)) ^ Mix64(xxh3(label))),
+             or -w / ln(u) with weights, ties to the earlier server.
+  salted     K distinct servers from jump over the salted hashes h, Mix64(Mix64(h) ^ s) for
+             s = 1, 2, ..., a colliding draw drawn again, 50 draws per copy at most.
+  bad_input  refusals in one line with exit 2: K of 0, above the live servers, not a number; an
+             unknown strategy (naming the accepted ones, from `chsim list --json`); a strategy
+             that does not apply to the algorithm (naming those that do); --strategy without
+             --replicas; an algorithm no strategy applies to.
+Exit 0 when every comparison agrees; otherwise each difference is printed and the exit is 1.
+"""
+import bisect
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "algorithms"))
+import cli_locate_reference as ref  # noqa: E402  (xxh3 over libxxhash, Mix64, jump, ring)
+
+CHSIM, TEST = sys.argv[1], sys.argv[2]
+FAILURES = []
+
+
+def fail(message):
+    FAILURES.append(message)
+    print("FAIL: " + message)
+
+
+def chsim(*args, stdin=None, expect=0):
+    p = subprocess.run([CHSIM, *map(str, args)], input=stdin, capture_output=True, timeout=300)
+    if p.returncode != expect:
+        fail(f"chsim {' '.join(map(str, args))}: exit {p.returncode}, expected {expect}: "
+             f"{p.stderr.decode().strip()}")
+    return p
+
+
+def lines(p):
+    out = p.stdout.split(b"\n")
+    return out[:-1] if out and out[-1] == b"" else out
+
+
+def write_servers(folder, name, entries):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.writelines(" ".join(map(str, e)) + "\n" for e in entries)
+    return path
+
+
+KEYS = [f"key:{i}".encode() for i in range(400)] + [b"user:1", b"", b"\xff\xfe"]
+KEYS_TEXT = b"".join(k + b"\n" for k in KEYS)
+
+
+def compare(what, got, want):
+    """Compares KEY<TAB>... lines; returns the number that agree."""
+    bad = [i for i in range(max(len(got), len(want)))
+           if (got[i] if i < len(got) else None) != (want[i] if i < len(want) else None)]
+    for i in bad[:5]:
+        fail(f"{what}, line {i + 1}: chsim {got[i] if i < len(got) else None!r}, "
+             f"Python {want[i] if i < len(want) else None!r}")
+    if bad:
+        fail(f"{what}: {len(bad)} of {len(want)} lines differ")
+    return len(want) - len(bad)
+
+
+def replica_lines(keys, sets, labels):
+    return [b"\t".join([k] + [labels[i].encode() for i in s]) for k, s in zip(keys, sets)]
+
+
+def walk(points, owners, h, k, greater):
+    """The first k distinct owners clockwise from h (first point >= h, or > h)."""
+    j = (bisect.bisect_right if greater else bisect.bisect_left)(points, h)
+    out = []
+    for step in range(len(points)):
+        o = owners[(j + step) % len(points)]
+        if o not in out:
+            out.append(o)
+            if len(out) == k:
+                break
+    return out
+
+
+def key_hash(hasher, key):
+    if hasher == "md5":
+        return int.from_bytes(hashlib.md5(key).digest()[:4], "little")
+    if hasher == "crc32":
+        return zlib.crc32(key)
+    return None
+
+
+def test_walk(folder):
+    catalog = json.loads(chsim("list", "--json").stdout)
+    labels = [f"10.0.{i // 256}.{i % 256}:11211" for i in range(1, 38)]
+    many = write_servers(folder, "many.txt", [(lab,) for lab in labels])
+    few = write_servers(folder, "few.txt", [(lab,) for lab in labels[:5]])
+    gone = labels[6]
+    without = write_servers(folder, "without.txt", [(lab,) for lab in labels if lab != gone])
+    profiles = [p for p in catalog["profiles"]
+                if key_hash(p["key_hasher"], b"x") is not None and p["points_per_node"] > 1]
+    if len(profiles) < 3:
+        fail(f"only {[p['name'] for p in profiles]} have a key hash this test computes")
+    for p in profiles:
+        greater = p["lookup"] == "first point > hash"
+        for servers, remove, ring_of, k in ((many, [], many, 3), (few, [], few, 5),
+                                            (many, ["--remove", gone], without, 3)):
+            ring = [line.decode().split("\t") for line in lines(chsim("ring", "--servers", ring_of,
+                                                                      "--profile", p["name"]))]
+            points = [int(pt) for pt, _ in ring]
+            if points != sorted(points):
+                fail(f"chsim ring --profile {p['name']}: points out of order")
+            names = sorted({lab for _, lab in ring})
+            owners = [names.index(lab) for _, lab in ring]
+            want = replica_lines(KEYS, [walk(points, owners, key_hash(p["key_hasher"], key), k,
+                                             greater) for key in KEYS], names)
+            got = lines(chsim("locate", "--servers", servers, "--profile", p["name"], *remove,
+                              "--replicas", k, "--strategy", "walk", "-", stdin=KEYS_TEXT))
+            compare(f"walk over {p['name']}, {os.path.basename(servers)} {remove} K={k}", got, want)
+            if k == len(names) and any(len(line.split(b"\t")) != k + 1 for line in got):
+                fail(f"walk over {p['name']}: K = the servers does not list every server")
+        plain = lines(chsim("locate", "--servers", many, "--profile", p["name"], "-",
+                            stdin=KEYS_TEXT))
+        one = lines(chsim("locate", "--servers", many, "--profile", p["name"], "--replicas", 1,
+                          "-", stdin=KEYS_TEXT))
+        compare(f"walk over {p['name']}: K=1 against plain locate", one, plain)
+    # The research ring, its points rebuilt in Python; keys by xxh3's low 32 bits.
+    nodes = [(lab, 1) for lab in labels]
+    points, owners = ref.ring_points(nodes, 40)
+    want = replica_lines(KEYS, [walk(points, owners, ref.xxh3(key) & 0xFFFFFFFF, 4, False)
+                                for key in KEYS], labels)
+    got = lines(chsim("locate", "--servers", many, "--algorithm", "ring", "--points", 40,
+                      "--replicas", 4, "-", stdin=KEYS_TEXT))
+    compare("walk over --algorithm ring --points 40, K=4", got, want)
+    if not FAILURES:
+        print(f"walk: {len(profiles)} profiles and the research ring agree with the Python walk")
+
+
+def test_topk(folder):
+    labels = [f"10.0.1.{i}:11211" for i in range(1, 24)]
+    for name, entries, k in (("equal.txt", [(lab,) for lab in labels], 3),
+                             ("weighted.txt", [(lab, 1 + i % 5) for i, lab in enumerate(labels)],
+                              4),
+                             ("five.txt", [(lab,) for lab in labels[:5]], 5)):
+        servers = write_servers(folder, name, entries)
+        weights = [e[1] if len(e) > 1 else 1 for e in entries]
+        seeds = [ref.seed(e[0]) for e in entries]
+        sets = []
+        for key in KEYS:
+            mixed = ref.mix64(ref.xxh3(key))
+            draws = [ref.mix64(mixed ^ s) for s in seeds]
+            if all(w == 1 for w in weights):
+                order = sorted(range(len(entries)), key=lambda i: (-draws[i], i))
+            else:
+                score = [-w / math.log(ref.unit_open(x)) for w, x in zip(weights, draws)]
+                order = sorted(range(len(entries)), key=lambda i: (-score[i], i))
+            sets.append(order[:k])
+        want = replica_lines(KEYS, sets, [e[0] for e in entries])
+        got = lines(chsim("locate", "--servers", servers, "--algorithm", "rendezvous",
+                          "--replicas", k, "--strategy", "topk", "-", stdin=KEYS_TEXT))
+        agree = compare(f"topk over {name}, K={k}", got, want)
+        print(f"topk over {name}, K={k}: {agree} of {len(want)} keys agree")
+
+
+def test_salted(folder):
+    labels = [f"10.0.2.{i}:11211" for i in range(1, 12)]
+    servers = write_servers(folder, "s.txt", [(lab,) for lab in labels])
+    n = len(labels)
+    for k in (3, n):
+        sets = []
+        for key in KEYS:
+            h = ref.xxh3(key)
+            out, salt = [], 0
+            while len(out) < k:
+                for _ in range(50):
+                    draw = h if salt == 0 else ref.mix64(ref.mix64(h) ^ salt)
+                    salt += 1
+                    b = ref.jump(draw, n)
+                    if b not in out:
+                        out.append(b)
+                        break
+                else:
+                    break  # 50 collisions: short
+            sets.append(out)
+        want = replica_lines(KEYS, sets, labels)
+        got = lines(chsim("locate", "--servers", servers, "--algorithm", "jump", "--replicas", k,
+                          "--strategy", "salted", "-", stdin=KEYS_TEXT))
+        agree = compare(f"salted over jump, K={k}", got, want)
+        print(f"salted over jump, K={k}: {agree} of {len(want)} keys agree")
+
+
+def refused(args, *fragments):
+    p = chsim(*args, stdin=b"k\n", expect=2)
+    err = p.stderr.decode().strip()
+    if "\n" in err or not err:
+        fail(f"chsim {' '.join(map(str, args))}: refusal not one line: {err!r}")
+    for f in fragments:
+        if f not in err:
+            fail(f"chsim {' '.join(map(str, args))}: {err!r} does not say {f!r}")
+    if p.stdout:
+        fail(f"chsim {' '.join(map(str, args))}: refused but printed {p.stdout[:80]!r}")
+
+
+def test_bad_input(folder):
+    catalog = json.loads(chsim("list", "--json").stdout)
+    strategies = catalog["replica_strategies"]
+    servers = write_servers(folder, "three.txt", [("10.0.0.1:11211",), ("10.0.0.2:11211",),
+                                                  ("10.0.0.3:11211",)])
+    base = ["locate", "--servers", servers]
+    for k in ("0", "4", "two", "3x"):
+        refused(base + ["--replicas", k], f"--replicas: found '{k}'", "an integer 1..3")
+    refused(base + ["--remove", "10.0.0.1:11211", "--replicas", "3"], "an integer 1..2")
+    refused(base + ["--replicas", "2", "--strategy", "nope"], "unknown replica strategy 'nope'",
+            "accepted: " + ", ".join(s["name"] for s in strategies))
+    checked = 0
+    for a in catalog["algorithms"]:
+        fit = [s["name"] for s in strategies if a["name"] in s["algorithms"]]
+        for s in strategies:
+            if a["name"] in s["algorithms"] or not fit:
+                continue
+            refused(base + ["--algorithm", a["name"], "--replicas", "2", "--strategy", s["name"]],
+                    f"--strategy {s['name']} does not apply to {a['name']}",
+                    f"strategies for {a['name']}: " + ", ".join(fit))
+            checked += 1
+        if not fit:
+            refused(base + ["--algorithm", a["name"], "--replicas", "2"],
+                    f"no replica strategy applies to {a['name']}")
+    if checked == 0:
+        fail("no strategy was refused for an algorithm: the catalog lists none that does not apply")
+    refused(base + ["--strategy", strategies[0]["name"]], "--strategy needs --replicas K")
+    print(f"bad_input: {checked} strategy-algorithm refusals and the K, name and option refusals "
+          "each in one line with exit 2")
+
+
+def main():
+    tests = {"walk": test_walk, "topk": test_topk, "salted": test_salted,
+             "bad_input": test_bad_input}
+    if TEST not in tests:
+        sys.exit(f"unknown test {TEST!r}; accepted: {', '.join(tests)}")
+    with tempfile.TemporaryDirectory() as folder:
+        tests[TEST](folder)
+    sys.exit(1 if FAILURES else 0)
+
+
+if __name__ == "__main__":
+    main()
