@@ -256,7 +256,7 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     return p;
   }
   if (opt.replicas != 0) {
-    throw std::invalid_argument("profile '" + std::string(name) + "' takes no --replicas (got " +
+    throw std::invalid_argument("profile '" + std::string(name) + "' takes no --points-per-weight (got " +
                                 std::to_string(opt.replicas) + "; varnish does)");
   }
   return ClientProfile(name, opt);

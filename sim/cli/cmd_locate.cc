@@ -38,8 +38,8 @@ void AddRingOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--hash-algorithm", o.hash_algorithm,
                   "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
   cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
-  cmd->add_option("--replicas", o.replicas,
-                  "varnish: points per unit of weight, reconfigure(replicas=...) (default 67)")
+  cmd->add_option("--points-per-weight", o.replicas,
+                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
       ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
 }
 
@@ -146,9 +146,9 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
     }
     return;
   }
-  if (cmd->count("--replicas") > 0) {
+  if (cmd->count("--points-per-weight") > 0) {
     throw sim::UsageError(
-        "--replicas selects the varnish profile's replicas; it cannot be "
+        "--points-per-weight selects the varnish profile's points; it cannot be "
         "combined with --algorithm " +
         a.name + " (use --profile varnish)");
   }
