@@ -42,6 +42,7 @@ class Catalog:
     metrics: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
     hashers: list = field(default_factory=list)
+    metric_groups: list = field(default_factory=list)  # names, in the catalog's order
     source: str = "none"
 
     def names(self, kind: str = "algorithms") -> list[str]:
@@ -62,6 +63,26 @@ class Catalog:
         unit = (self.entry("workloads", name) or {}).get("unit")
         return {"request": True, "key": False}.get(unit)
 
+    def metric_group(self, metric: str) -> str:
+        """The catalog's group of a metric (balance, remap, ...: ``chsim list --json``'s
+        ``group``); UNGROUPED for a catalogued metric of no group (``nodes``), UNCATALOGUED
+        for a metric the catalog does not list."""
+        e = self.entry("metrics", metric)
+        if e is None:
+            return UNCATALOGUED
+        return str(e.get("group") or UNGROUPED)
+
+    def group_order(self) -> list[str]:
+        """The catalog's metric groups in its order (``metric_groups``, else the order of
+        the metrics), then UNGROUPED and UNCATALOGUED."""
+        names = list(self.metric_groups) or [str(e["group"]) for e in self.metrics
+                                             if e.get("group")]
+        return list(dict.fromkeys(names + [UNGROUPED, UNCATALOGUED]))
+
+
+UNGROUPED = "ungrouped"
+UNCATALOGUED = "uncatalogued"
+
 
 def from_json(doc: dict, source: str = "memory") -> Catalog:
     """A Catalog from the JSON of ``chsim list --json`` (objects with ``name``; a list of
@@ -79,8 +100,10 @@ def from_json(doc: dict, source: str = "memory") -> Catalog:
                 if name:
                     out.append(dict(e, name=str(name)))
         return out
+    groups = doc.get("metric_groups")
     return Catalog(**{k: entries(doc.get(k)) for k in
                       ("algorithms", "workloads", "metrics", "profiles", "hashers")},
+                   metric_groups=[str(g) for g in groups] if isinstance(groups, list) else [],
                    source=source)
 
 
