@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
+from ._tables import tables as _t
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -42,6 +42,7 @@ class Catalog:
     metrics: list = field(default_factory=list)
     profiles: list = field(default_factory=list)
     hashers: list = field(default_factory=list)
+    metric_groups: list = field(default_factory=list)  # names, in the catalog's order
     source: str = "none"
 
     def names(self, kind: str = "algorithms") -> list[str]:
@@ -62,6 +63,26 @@ class Catalog:
         unit = (self.entry("workloads", name) or {}).get("unit")
         return {"request": True, "key": False}.get(unit)
 
+    def metric_group(self, metric: str) -> str:
+        """The catalog's group of a metric (balance, remap, ...: ``chsim list --json``'s
+        ``group``); UNGROUPED for a catalogued metric of no group (``nodes``), UNCATALOGUED
+        for a metric the catalog does not list."""
+        e = self.entry("metrics", metric)
+        if e is None:
+            return UNCATALOGUED
+        return str(e.get("group") or UNGROUPED)
+
+    def group_order(self) -> list[str]:
+        """The catalog's metric groups in its order (``metric_groups``, else the order of
+        the metrics), then UNGROUPED and UNCATALOGUED."""
+        names = list(self.metric_groups) or [str(e["group"]) for e in self.metrics
+                                             if e.get("group")]
+        return list(dict.fromkeys(names + [UNGROUPED, UNCATALOGUED]))
+
+
+UNGROUPED = "ungrouped"
+UNCATALOGUED = "uncatalogued"
+
 
 def from_json(doc: dict, source: str = "memory") -> Catalog:
     """A Catalog from the JSON of ``chsim list --json`` (objects with ``name``; a list of
@@ -79,8 +100,10 @@ def from_json(doc: dict, source: str = "memory") -> Catalog:
                 if name:
                     out.append(dict(e, name=str(name)))
         return out
+    groups = doc.get("metric_groups")
     return Catalog(**{k: entries(doc.get(k)) for k in
                       ("algorithms", "workloads", "metrics", "profiles", "hashers")},
+                   metric_groups=[str(g) for g in groups] if isinstance(groups, list) else [],
                    source=source)
 
 
@@ -142,81 +165,8 @@ def catalog() -> Catalog:
 
 
 # --- a result file's `algorithms` block -----------------------------------------------------
-
-CATALOG_COLUMNS = ["name", "summary", "paper", "year", "removals", "capabilities", "parameters"]
-
-
-def algorithm_catalog(block) -> pd.DataFrame:
-    """The result file's ``algorithms`` block as a table (one row per algorithm): name,
-    summary, paper, year, removals (which nodes can be removed, from the capabilities),
-    capabilities (the true ones, comma-separated) and parameters (names with defaults).
-
-    Accepted shapes: a list of objects with ``name`` (or ``algorithm``), or an object keyed
-    by name (chsim writes the list). ``capabilities``: an object (chsim: ``removal`` "any" or
-    "last_added", ``incremental``, ``weights``, ... booleans; a boolean ``arbitrary_removal``
-    is read too) or a list of names. ``parameters`` (or ``params``): a list of objects with
-    ``name`` (and ``default``) or an object name -> default/spec. Anything else is ignored:
-    an empty table when the block is absent (files from before the catalog)."""
-    if isinstance(block, dict):
-        block = [dict(v, name=k) if isinstance(v, dict) else {"name": k} for k, v in block.items()]
-    if not isinstance(block, list):
-        return pd.DataFrame(columns=CATALOG_COLUMNS)
-    rows = []
-    for a in block:
-        if not isinstance(a, dict):
-            continue
-        name = a.get("name", a.get("algorithm"))
-        if not name:
-            continue
-        caps = a.get("capabilities", {})
-        rows.append({"name": str(name), "summary": a.get("summary"), "paper": a.get("paper"),
-                     "year": a.get("year") if a.get("year") not in (0, "") else None,
-                     "removals": removals_text(caps),
-                     "capabilities": _capability_text(caps),
-                     "parameters": _parameter_text(a.get("parameters", a.get("params")))})
-    return pd.DataFrame(rows, columns=CATALOG_COLUMNS)
-
-
-_REMOVAL_WORDS = {"any": "any node", "last_added": "last added only"}
-
-
-def removals_text(caps) -> str | None:
-    """Which nodes an algorithm can remove, in words, from its capabilities: ``removal``
-    ("any" or "last_added", as chsim writes it; any text field named like removal is taken as
-    written) or a boolean ``arbitrary_removal``; "(rebuilds)" when ``incremental`` is false."""
-    if isinstance(caps, dict):
-        text = None
-        for k, v in caps.items():
-            if "remov" in k and isinstance(v, str):
-                text = _REMOVAL_WORDS.get(v, v.replace("_", " "))
-        if text is None and isinstance(caps.get("arbitrary_removal"), bool):
-            text = "any node" if caps["arbitrary_removal"] else "last added only"
-        if text is not None and caps.get("incremental") is False:
-            text += " (rebuilds)"
-        return text
-    if isinstance(caps, list):
-        hits = [str(c).replace("_", " ") for c in caps if "remov" in str(c)]
-        return ", ".join(hits) or None
-    return None
-
-
-def _capability_text(caps) -> str | None:
-    if isinstance(caps, dict):
-        return ", ".join(k.replace("_", " ") for k, v in caps.items() if v is True) or None
-    if isinstance(caps, list):
-        return ", ".join(str(c) for c in caps) or None
-    return None
-
-
-def _parameter_text(params) -> str | None:
-    items = []
-    if isinstance(params, dict):
-        params = [dict(v, name=k) if isinstance(v, dict) else {"name": k, "default": v}
-                  for k, v in params.items()]
-    for p in params or []:
-        if isinstance(p, dict) and p.get("name"):
-            d = p.get("default")
-            items.append(f"{p['name']}={d}" if d not in (None, "") else str(p["name"]))
-        elif isinstance(p, str):
-            items.append(p)
-    return ", ".join(items) or None
+# algorithm_catalog(block): the table of a result file's `algorithms` block, as chsim.tables
+# builds it for every result file (sim/python/chsim/tables.py).
+CATALOG_COLUMNS = _t.CATALOG_COLUMNS
+algorithm_catalog = _t.algorithm_catalog
+removals_text = _t.removals_text

@@ -23,9 +23,10 @@ A notebook opens a ``Book`` and draws every figure inside ``book.figure(...)``:
   handed out for it (label, algorithm, colour); ``size_in`` (the PNG's width and height in
   inches) and ``min_font_pt`` (its smallest text); plus ``data``, any table the notebook passes. Tests check figures
   through it; humans can read the numbers behind a plot there.
-- ``metrics``: the metric names (or prefixes ending in ``.``) the figure draws. The report
-  gives every metric no figure names a generic table, so a new metric group shows up
-  without a new figure.
+- ``metrics``: the exact metric names the figure draws (a prefix such as ``"cache."`` is
+  refused: ValueError). The report shows every metric of the results that no figure names
+  in a generic table under its catalog group, so a new metric shows up without a new
+  figure, whatever its name.
 - ``report``: where the figure goes among the report's figures (a number, smaller first;
   None: only in its notebook's page). A notebook adds a figure to the report this way,
   with no edit to the report.
@@ -103,6 +104,10 @@ class Book:
 
     @contextlib.contextmanager
     def figure(self, name: str, title: str, needs: str, metrics=(), report=None):
+        prefixes = [m for m in metrics if not m or str(m).endswith(".")]
+        if prefixes:
+            raise ValueError(f"figure {name}: metrics {prefixes}: declare the exact metric "
+                             "names the figure draws (the report shows every other metric)")
         entry = {"name": name, "title": title, "needs": needs, "status": "running",
                  "reason": "", "metrics": list(metrics), "report": report}
         fig = _Figure(self, entry)

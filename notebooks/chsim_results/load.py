@@ -52,21 +52,19 @@ from pathlib import Path
 import pandas as pd
 
 from . import catalog as _catalog
-from .catalog import CATALOG_COLUMNS, algorithm_catalog
-from .labels import TABLES, add_settings
+from ._tables import tables as _t
+from .labels import add_settings
 
-# Tables only some metrics write (results/README.md): the cache metric's per-node caches and
-# windowed miss ratios. A file without them gets empty ones.
-OPTIONAL_TABLES = ("cache_nodes", "cache_windows")
+# The tables of a result file are built by chsim.tables (sim/python/chsim/tables.py), which
+# chsim.Results uses too: one place for both.
+OPTIONAL_TABLES = _t.OPTIONAL_TABLES
+TABLE_COLUMNS = _t.TABLE_COLUMNS
+UnsupportedResultFile = _t.UnsupportedResultFile
 
 # kind -> format versions this module reads.
 SUPPORTED = {"chsim-results": (1,), "tune": (1,), "chsim-peers": (1,)}
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-class UnsupportedResultFile(ValueError):
-    """A file this module cannot read: unknown kind or unsupported format version."""
 
 
 @dataclass
@@ -131,41 +129,7 @@ def parse(doc: dict, path: str = "<memory>") -> ResultFile:
 
 
 def _parse_results(doc, path, t):
-    for name in TABLES:
-        if name not in doc or not isinstance(doc[name], list):
-            raise UnsupportedResultFile(f"{path}: /{name}: missing or not an array; "
-                                        "accepted: a chsim-results file (results/README.md)")
-        t[name] = _table(doc[name])
-        if t[name].empty:  # e.g. per_node "none": the usual columns, no rows
-            t[name] = pd.DataFrame(columns=TABLE_COLUMNS[name])
-    for name in OPTIONAL_TABLES:  # written only by some metrics (cache): empty otherwise
-        rows = doc.get(name)
-        t[name] = _table(rows) if isinstance(rows, list) and rows else pd.DataFrame()
-    scen = doc.get("scenario", {})
-    t["cases"]["scenario"] = scen.get("name", "")
-    _add_workload_fields(t["cases"], scen, t["rows"])
-    auto = _auto_params(scen)
-    if auto:
-        for name in TABLES:
-            if "case_id" in t[name] and len(t[name]):
-                alg = t[name]["case_id"].str.split(r"[(/]", n=1, regex=True).str[0]
-                t[name]["auto_params"] = alg.map(auto).fillna("")
-    t["algorithms"] = algorithm_catalog(doc.get("algorithms"))
-    for name in ("rows", "summary"):
-        if len(t[name]):
-            t[name]["scenario"] = scen.get("name", "")
-    # Rows and summary get the case's workload; per-node rows carry only the case, so
-    # give them the algorithm, its parameters and the workload too.
-    wl = [c for c in t["cases"].columns if c.startswith("workload.")]
-    for name in ("rows", "summary"):
-        if len(t[name]) and wl:
-            t[name] = t[name].merge(t["cases"][["case_index"] + wl], on="case_index", how="left")
-    if len(t["nodes"]) and len(t["cases"]):
-        keep = [c for c in t["cases"].columns
-                if c in ("case_index", "algorithm", "n") or c.startswith("params.")
-                or c.startswith("workload.") or c.startswith("axes.")]
-        t["nodes"] = t["nodes"].merge(t["cases"][keep], on="case_index", how="left")
-    add_settings(t)
+    t.update(_t.result_tables(doc, path, _catalog.catalog()))
 
 
 def _parse_tune(doc, path, t):
@@ -450,36 +414,6 @@ def input_row(rf: ResultFile, run=None, used="all") -> dict:
     return row
 
 
-def _add_workload_fields(cases: pd.DataFrame, scen: dict, rows: pd.DataFrame):
-    """Gives each case its workload's scalar fields (the swept value when the scenario
-    sweeps one, else the scenario's) as workload.* columns, and workload.skewed (see the
-    module docstring)."""
-    wl = scen.get("workload") or {}
-    if cases.empty:
-        return
-    for k, v in wl.items():
-        col, axis = f"workload.{k}", f"axes.workload.{k}"
-        if k == "type" or isinstance(v, (dict, list)) and axis not in cases:
-            continue
-        base = None if isinstance(v, (dict, list)) else v
-        if axis in cases:
-            cases[col] = cases[axis].where(cases[axis].notna(), base)
-        elif base is not None:
-            cases[col] = base
-    wtype = cases["workload.type"] if "workload.type" in cases else \
-        pd.Series(wl.get("type"), index=cases.index)
-    said = wtype.map(lambda w: _catalog.catalog().workload_skewed(str(w)))
-    units = pd.Series(dtype=float)
-    if len(rows) and "metric" in rows:
-        u = rows[(rows["metric"] == "sampled.units") & (rows["step"] == 0) & (rows["trial"] == 0)]
-        units = u.groupby("case_index")["value"].max()
-    keys = pd.to_numeric(cases.get("workload.keys", pd.Series(index=cases.index, dtype=float)),
-                         errors="coerce")
-    placed = cases["case_index"].map(units)
-    seen = (placed > keys).fillna(False) | (cases.get("workload.weighted", False) == True)  # noqa: E712
-    cases["workload.skewed"] = said.where(said.notna(), seen).astype(bool)
-
-
 # --- paths -------------------------------------------------------------------------------
 
 def results_dir() -> Path:
@@ -499,31 +433,6 @@ def figure_dir() -> Path:
     d = Path(os.environ.get("CHSIM_FIGURES_DIR", results_dir() / "figures"))
     d.mkdir(parents=True, exist_ok=True)
     return d
-
-
-def _auto_params(scen: dict) -> dict:
-    """{algorithm: "param,param"}: the parameters a scenario sets to "auto"."""
-    out = {}
-    for entry in scen.get("algorithms", []) or []:
-        if not isinstance(entry, dict):
-            continue
-        names = [k for k, v in entry.items() if v == "auto" or (isinstance(v, list) and "auto" in v)]
-        if names:
-            out.setdefault(entry.get("algorithm"), set()).update(names)
-    return {k: ",".join(sorted(v)) for k, v in out.items()}
-
-
-TABLE_COLUMNS = {
-    "cases": ["case_id", "case_index", "algorithm", "n", "status", "message", "steps"],
-    "rows": ["case_id", "case_index", "algorithm", "n", "trial", "step", "event", "metric",
-             "value", "unit", "deterministic"],
-    "summary": ["case_id", "case_index", "algorithm", "n", "step", "event", "metric", "trials",
-                "mean", "stddev", "ci95_low", "ci95_high", "unit", "deterministic"],
-    "nodes": ["case_id", "case_index", "trial", "step", "node", "label", "weight", "load",
-              "expected", "ratio", "share", "moved_in", "moved_out", "algorithm", "n"],
-    "transitions": ["case_id", "case_index", "trial", "step", "from", "to", "units"],
-    "algorithms": CATALOG_COLUMNS,
-}
 
 
 def empty_results() -> dict:

@@ -8,8 +8,9 @@ shows them in this order):
    with the numbers, or a line saying what would supply it.
 3. The side-by-side table (sidebyside.py).
 4. The figures the notebooks flagged for the report (``report_figures``), then
-   ``other_metrics``: a generic table for every metric group no figure draws, so a new
-   metric shows up with no new figure.
+   ``other_metrics``: every metric no figure or table names, in a generic table per
+   catalog group (``chsim list --json``'s ``group``; "uncatalogued" for a metric the
+   catalog does not list), so a new metric shows up with no new figure, whatever its name.
 5. ``inputs``: one table per kind of input (results, tune, peers, benchmark) with its own
    columns, and their provenance.
 
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from . import catalog as _catalog
 from . import sidebyside as _side
 from . import theory
 from .labels import case_label
@@ -84,7 +86,7 @@ def what_was_run(R: dict, tune=None, peers=None, bench=None) -> str:
         skew = column(cases, "workload.skewed", False).fillna(False).astype(bool)
         kinds = sorted(set(wl[~skew])) + [f"{w} (skewed)" for w in sorted(set(wl[skew]))]
         timelines = sum(1 for rf in R["files"] if rf.doc.get("scenario", {}).get("events"))
-        metrics = sorted({m.split(".")[0] for m in R["summary"]["metric"].unique()})
+        metrics = metric_groups_of(R["summary"]["metric"].unique())
         parts.append(
             f"**What was run.** {len(runs)} run(s) ({_some(runs, 8)}) compare {algs} "
             f"algorithm(s) in {settings} setting(s) at n = {_span(cases['n'])} nodes, "
@@ -313,33 +315,40 @@ def report_figures(figs: list[dict]) -> list[dict]:
     return sorted(keyed, key=lambda e: (float(e["report"]), e["name"]))
 
 
-# What the side-by-side table and the headline answers show themselves.
-SHOWN_BY_REPORT = ("nodes", "structural.max_over_mean", "sampled.max_over_mean", "remap.excess",
-                   "throughput.ns_per_lookup", "throughput.memory_bytes_per_node",
-                   "throughput.ns_per_lookup_with_hash", "sampled.floor_cv")
+# The exact metric names the headline answers show (and the live node count, which every
+# table gives as n); with those the side-by-side table's columns declare (Column.shows).
+ANSWERS_SHOW = ("nodes", "structural.max_over_mean", "sampled.floor_cv", "remap.moved",
+                "remap.minimal", "remap.moved_between_survivors",
+                "throughput.ns_per_lookup_with_hash")
+SHOWN_BY_REPORT = tuple(dict.fromkeys(ANSWERS_SHOW + tuple(m for c in _side.COLUMNS
+                                                           for m in c.shows)))
 
 
-def _drawn(metric: str, patterns) -> bool:
-    return any(metric == p or (p.endswith(".") and metric.startswith(p)) for p in patterns)
+def metric_groups_of(metrics) -> list[str]:
+    """The catalog groups (catalog.Catalog.metric_group) of `metrics`, in the catalog's
+    order; a catalogued metric of no group (``nodes``) names none."""
+    cat = _catalog.catalog()
+    have = {cat.metric_group(str(m)) for m in metrics} - {_catalog.UNGROUPED}
+    return [g for g in cat.group_order() if g in have]
 
 
 def other_metrics(R: dict, figs: list[dict]) -> list[tuple[str, pd.DataFrame]]:
-    """[(group, table)]: every metric group (the name before the first dot) none of whose
-    metrics a figure declares or the report shows, so that a new group shows up with no new
-    figure; one row per setting, one column per metric: the step-0 mean at the reference n
-    (else the closest), or, for metrics written only after events, their mean over the
-    events."""
+    """[(group, table)]: every metric of the results that no figure declares (the exact
+    names in its ``metrics``) and the report does not show (SHOWN_BY_REPORT, the resize
+    metrics), under its catalog group (catalog.Catalog.metric_group), groups in the
+    catalog's order; so a new metric shows up with no new figure, whatever its name. One
+    row per setting, one column per metric: the step-0 mean at the reference n (else the
+    closest), or, for metrics written only after events, their mean over the events."""
     S = _labelled(R)
     if S.empty:
         return []
-    patterns = list(SHOWN_BY_REPORT) + resize_metrics(S["metric"].unique())
+    drawn = set(SHOWN_BY_REPORT) | set(resize_metrics(S["metric"].unique()))
     for e in figs:
-        patterns += e.get("metrics") or []
-    group = lambda m: str(m).split(".")[0]
-    known = {group(m) for m in S["metric"].unique() if _drawn(m, patterns)}
-    left = sorted(m for m in S["metric"].unique() if group(m) not in known)
+        drawn.update(e.get("metrics") or [])
+    cat = _catalog.catalog()
+    left = sorted(m for m in S["metric"].unique() if m not in drawn)
     n_ref = reference_n(S)
-    out = {}
+    out = {g: {} for g in cat.group_order()}
     for m in left:
         d = S[S["metric"] == m]
         d0 = d[d["step"] == 0] if (d["step"] == 0).any() else d
@@ -347,8 +356,8 @@ def other_metrics(R: dict, figs: list[dict]) -> list[tuple[str, pd.DataFrame]]:
         near = d0[d0["_d"] == d0.groupby("label")["_d"].transform("min")]
         val = near.groupby("label")["mean"].mean()
         unit = str(d["unit"].dropna().iloc[0]) if d["unit"].notna().any() else ""
-        out.setdefault(group(m), {})[f"{m} ({unit})" if unit else m] = val
-    return [(g, pd.DataFrame(cols).applymap(_fmt_any)) for g, cols in out.items()]
+        out.setdefault(cat.metric_group(m), {})[f"{m} ({unit})" if unit else m] = val
+    return [(g, pd.DataFrame(cols).applymap(_fmt_any)) for g, cols in out.items() if cols]
 
 
 def _fmt_any(v) -> str:

@@ -50,17 +50,20 @@ class Column:
     needs: str        # what would supply it, said when no row has it
     about: str = ""   # a note under the table when some row has it
     metric: bool = True  # a figure of merit (a row with none of them is left out)
+    shows: tuple = ()    # the exact metric names its cells show (the report's generic table
+                         # leaves them out)
 
 
 COLUMNS: list[Column] = []
 
 
 def column(name: str, needs: str, about: str = "", metric: bool = True,
-           before: str | None = None):
+           before: str | None = None, shows=()):
     """Registers a column computed by the decorated ``fn(ctx, setting) -> Cell | None``,
-    at the end or before the column named `before`."""
+    at the end or before the column named `before`; `shows`: the exact metric names its
+    cells show."""
     def add(fn):
-        col = Column(name, fn, needs, about, metric)
+        col = Column(name, fn, needs, about, metric, tuple(shows))
         names = [c.name for c in COLUMNS]
         if name in names:
             COLUMNS[names.index(name)] = col
@@ -202,7 +205,9 @@ def _year(ctx, setting):
         "[\"balance\"])", about="max/mean: the hottest node over the mean load; exact "
         "shares (structural) where the algorithm has them, else sampled from the run with the "
         "most keys (marked; skewed: keys of unequal popularity; at the noise floor: no better "
-        "than the sampling noise of that many keys shows, see the sampling floor answer)")
+        "than the sampling noise of that many keys shows, see the sampling floor answer)",
+        shows=["structural.max_over_mean", "sampled.max_over_mean",
+               "sampled.floor_max_over_mean"])
 def _max_over_mean(ctx, setting):
     cell = ctx.pick(setting, "structural.max_over_mean", "ratio")
     if cell is not None:
@@ -242,7 +247,8 @@ def per_event(ctx, setting, metric, kind) -> Cell | None:
                             "metric": metric})
 
 
-@column("excess churn", needs="excess churn: needs an events timeline with the remap metric")
+@column("excess churn", needs="excess churn: needs an events timeline with the remap metric",
+        shows=["remap.excess"])
 def _excess(ctx, setting):
     return per_event(ctx, setting, "remap.excess", "pct")
 
@@ -251,14 +257,14 @@ def _excess(ctx, setting):
         "events placed on the request stream (scenario \"metrics\": [\"cache\"])",
         about="extra misses per event: reads that missed beyond those of an undisturbed twin "
         "(the same stream and caches, no events), mean over the timeline's events "
-        "(cache.extra_misses; docs/cache.md)")
+        "(cache.extra_misses; docs/cache.md)", shows=["cache.extra_misses"])
 def _extra_misses(ctx, setting):
     return per_event(ctx, setting, "cache.extra_misses", "count")
 
 
 @column("ns per lookup", needs="ns per lookup: needs the throughput metric",
         about="ns per lookup: key hash precomputed, independent lookups, one thread "
-        "(throughput.ns_per_lookup)")
+        "(throughput.ns_per_lookup)", shows=["throughput.ns_per_lookup"])
 def _lookup(ctx, setting):
     return ctx.pick(setting, "throughput.ns_per_lookup", "ns")
 
@@ -282,7 +288,8 @@ def _resize(ctx, setting):
     return Cell(" / ".join(parts), first["value"], {"parts": metas})
 
 
-@column("bytes per node", needs="bytes per node: needs the throughput metric")
+@column("bytes per node", needs="bytes per node: needs the throughput metric",
+        shows=["throughput.memory_bytes_per_node"])
 def _bytes(ctx, setting):
     return ctx.pick(setting, "throughput.memory_bytes_per_node", "bytes")
 

@@ -61,10 +61,10 @@ Json ParamJson(const ParamSpec& p) {
 }
 
 Json CatalogCapabilities(const Capabilities& c) {
-  return {{"weights", c.weights},          {"arbitrary_removal", c.arbitrary_removal},
-          {"incremental", c.incremental},  {"exact_shares", c.exact_shares},
-          {"stateful", c.stateful},        {"minimal_disruption", c.minimal_disruption},
-          {"history_free", c.history_free}};
+  return {{"weights", c.weights},           {"arbitrary_removal", c.arbitrary_removal},
+          {"incremental", c.incremental},   {"exact_shares", c.exact_shares},
+          {"stateful", c.stateful},         {"minimal_disruption", c.minimal_disruption},
+          {"history_free", c.history_free}, {"range_hash", c.range_hash}};
 }
 
 template <class Specs>

@@ -399,6 +399,30 @@ Violations CheckHistoryFree(const AlgorithmSpec& spec) {
   return v;
 }
 
+// A range hash's buckets are a function of the key and n alone: nodes with other labels,
+// added in the same order, get the same keys.
+Violations CheckRangeHash(const AlgorithmSpec& spec) {
+  Violations v;
+  if (!spec.capabilities.range_hash) return v;
+  const auto nodes = MakeNumberedNodes(kNodes);
+  std::vector<Node> renamed = nodes;
+  for (Node& n : renamed) {
+    n.label = "elsewhere-" + n.label;
+    n.host = "elsewhere-" + n.host;
+  }
+  auto a = spec.Make(nodes);
+  auto b = spec.Make(renamed);
+  const auto keys = Keys(20000);
+  const auto one = Map(*a, keys), two = Map(*b, keys);
+  size_t off = 0;
+  for (size_t i = 0; i < keys.size(); ++i) off += one[i] != two[i];
+  if (off) {
+    v.push_back(Name(spec) + ": declares range_hash but " + std::to_string(off) +
+                " keys change bucket when the nodes are renamed");
+  }
+  return v;
+}
+
 Violations CheckStateless(const AlgorithmSpec& spec) {
   Violations v;
   if (spec.capabilities.stateful) return v;
@@ -709,6 +733,7 @@ TEST_P(Conformance, MinimalDisruptionWhenDeclared) { ExpectNone(CheckMinimalDisr
 TEST_P(Conformance, MinimalDisruptionOverRandomSteps) { ExpectNone(CheckRandomSteps); }
 TEST_P(Conformance, HistoryFreeWhenDeclared) { ExpectNone(CheckHistoryFree); }
 TEST_P(Conformance, StatelessUnlessDeclared) { ExpectNone(CheckStateless); }
+TEST_P(Conformance, RangeHashWhenDeclared) { ExpectNone(CheckRangeHash); }
 TEST_P(Conformance, MemoryAsDocumented) { ExpectNone(CheckMemory); }
 TEST_P(Conformance, ParametersRefusedOutsideAndAppliedInside) { ExpectNone(CheckParameters); }
 TEST_P(Conformance, ShadowAcceptsAndRefusesExactlyAsTheInstance) { ExpectNone(CheckShadow); }
@@ -771,6 +796,9 @@ TEST(ConformanceKit, CatchesMisdeclaredCapabilities) {
   ExpectCaught(CheckBalance,
                Misdeclared("jump", [](AlgorithmSpec& s) { s.capabilities.exact_shares = true; }),
                "StructuralShares() offered");
+  ExpectCaught(CheckRangeHash,
+               Misdeclared("ring", [](AlgorithmSpec& s) { s.capabilities.range_hash = true; }),
+               "change bucket when the nodes are renamed");
 }
 
 TEST(ConformanceKit, CatchesMisdeclaredBoundsAndMemory) {

@@ -5,7 +5,8 @@
 #  - its name is chsim_VERSION_amd64.deb and it depends on libssl3, libxxhash0, libzstd1
 #    (found by dpkg-shlibdeps) and python3-numpy;
 #  - chsim --version prints the version and the commit; chsim list works;
-#  - Debian's python3 imports chsim from the root's /usr/lib/python3/dist-packages;
+#  - Debian's python3 imports chsim from the root's /usr/lib/python3/dist-packages, and
+#    the package's chsim_results builds a result's tables with that chsim.tables;
 #  - tests/install/install_test.sh's find_package(chsim) consumer builds against the root;
 #  - the man page and the bash completion cover every subcommand and flag of the binary
 #    (tests/install/docs_cover.sh).
@@ -45,6 +46,10 @@ where=$(cd "$tmp" && PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/pyt
   'import chsim; print(chsim.__file__)') || fail "python3 -c 'import chsim' failed"
 [[ $where == "$root"/usr/lib/python3/dist-packages/chsim/* ]] ||
   fail "import chsim found $where, not the package's"
+same=$(cd "$tmp" && PYTHONPATH=$root/usr/lib/python3/dist-packages /usr/bin/python3 -c \
+  'import chsim.tables, chsim_results; print(chsim_results._tables.tables is chsim.tables)') ||
+  fail "python3 -c 'import chsim.tables, chsim_results' failed"
+[[ $same == True ]] || fail "the package's chsim_results does not build tables with its chsim.tables"
 
 cmake -S "$src/tests/install/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$root/usr" -DCHSIM_INCLUDE_ROOT="$root/usr/include" > "$tmp/cfg.log" 2>&1 ||

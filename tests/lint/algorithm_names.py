@@ -52,8 +52,6 @@ EXCEPTIONS = {
     "bench/peers/": ({"ketama"}, "the peer libraries' own names"),
     "scripts/compare-reference": ({"anchor", "dx", "power"},
                                   "the algorithms the outside reference engines implement"),
-    "scripts/lookup-vs-n": ({"power", "flip", "jumpback", "binomial"},
-                            "the figure's subject: the range hashes' cost against n"),
     "scripts/performance": ({"ring", "modulo"},
                             "the runner scenario's ring and the speed table's baseline"),
     "scripts/run-suite": ({"ketama"}, "a comment on the ketama clients' scenario"),

@@ -7,6 +7,7 @@ metrics no figure draws)."""
 import json
 import math
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -367,7 +368,10 @@ class Headline(unittest.TestCase):
         for _, r in table.rows.iterrows():
             self.assertFalse(all(r[c] == "n/a" for c in metric_cols), r.to_dict())
 
-    def test_a_new_metric_group_gets_a_generic_table(self):
+    def test_a_metric_the_catalog_lacks_gets_a_generic_table(self):
+        """A metric no figure names and the catalog does not list: under "uncatalogued";
+        the one a figure names (exactly) is left out (tests/notebooks/report_groups_test.py
+        checks the catalog's groups)."""
         from chsim_results import report as rp
         doc = two_case_doc()
         for r in list(doc["summary"]):
@@ -375,10 +379,10 @@ class Headline(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             write(os.path.join(d, "a.json"), doc)
             t = cr.load_all(d)
-        groups = dict(rp.other_metrics(t, [{"metrics": ["structural."]}]))
-        self.assertEqual(list(groups), ["balance"])
-        self.assertEqual(groups["balance"].shape, (2, 1))
-        self.assertEqual(set(groups["balance"].iloc[:, 0]), {"1.5"})
+        groups = dict(rp.other_metrics(t, [{"metrics": ["structural.cv"]}]))
+        self.assertEqual(list(groups), ["uncatalogued"])
+        self.assertEqual(groups["uncatalogued"].shape, (2, 1))
+        self.assertEqual(set(groups["uncatalogued"].iloc[:, 0]), {"1.5"})
 
     def test_long_lists_in_a_sentence_keep_both_ends(self):
         from chsim_results import report as rp
@@ -429,6 +433,29 @@ class Headline(unittest.TestCase):
         self.assertAlmostEqual(j["ns_per_lookup"], 40.0)
         self.assertTrue(math.isnan(j["bytes_per_node"]))
         self.assertEqual(len(cr.load_algorithm_benchmark("/no/such/file.json")), 0)
+
+
+
+class OneSourceOfTables(unittest.TestCase):
+    def test_the_checkout_builds_tables_with_the_modules_file_without_the_module(self):
+        """From the checkout with no chsim module on the path, chsim_results builds a result
+        file's tables with the Python package's own sim/python/chsim/tables.py (the file
+        chsim.Results uses) and imports no chsim."""
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        with tempfile.TemporaryDirectory() as d:
+            write(os.path.join(d, "a.json"), two_case_doc())
+            code = ("import sys; sys.path.insert(0, sys.argv[1]); import chsim_results as cr\n"
+                    "rf = cr.load(sys.argv[2])\n"
+                    "print(len(rf.cases), 'chsim' in sys.modules, cr._tables.tables.__file__)")
+            env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+            p = subprocess.run([sys.executable, "-c", code, os.path.join(root, "notebooks"),
+                                os.path.join(d, "a.json")], capture_output=True, text=True,
+                               env=env, cwd=d, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cases, imported, where = p.stdout.split()
+        self.assertEqual((cases, imported), ("2", "False"))
+        self.assertEqual(os.path.realpath(where),
+                         os.path.realpath(os.path.join(root, "sim", "python", "chsim", "tables.py")))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,11 @@ add_test(NAME notebooks_clean
 # The notebooks' ring-balance theory against chsim's theory rows and tune's analytic answer.
 add_test(NAME notebooks_theory_matches_chsim
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/theory_test.py $<TARGET_FILE:chsim>)
+# The report's generic table groups metrics by the catalog's groups, whatever their prefix.
+add_test(NAME notebooks_report_groups
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/report_groups_test.py $<TARGET_FILE:chsim>)
 set_tests_properties(notebooks_loader notebooks_clean notebooks_theory_matches_chsim
-                     PROPERTIES LABELS notebooks TIMEOUT ${CHSIM_HANG_S})
+                     notebooks_report_groups PROPERTIES LABELS notebooks TIMEOUT ${CHSIM_HANG_S})
 # The package's catalog (labels, colours) comes from this build's chsim, so the test
 # needs no other build of the checkout (a sanitizer build alone has only its own).
 if(TARGET chsim)

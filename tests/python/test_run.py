@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """chsim.run and chsim.validate against `chsim run` and `chsim validate`: the same
-deterministic rows, the same file from to_json, the tables chsim_results.load gives, the
-same refusals, and Ctrl-C stopping a run cleanly."""
+deterministic rows, the same file from to_json, the tables chsim_results.load gives (both
+from chsim.tables; the module imports no chsim_results), the same refusals, and Ctrl-C
+stopping a run cleanly."""
 import json
 import os
 import signal
@@ -86,6 +87,44 @@ def test_tables_equal_chsim_results_load(runs):
                          (from_dict.transitions, loaded.transitions)):
         pd.testing.assert_frame_equal(ours, theirs)
     assert len(from_dict.per_node) > 0 and len(from_dict.transitions) > 0
+
+
+SMALL = {"schema_version": 1, "name": "py-small", "nodes": {"count": 5},
+         "algorithms": [{"algorithm": a["name"]} for a in chsim.algorithms()[:2]],
+         "workload": {"type": "uniform", "keys": 100}}
+
+
+def _python(code, path):
+    """Runs Debian's python3 on code with only `path` on PYTHONPATH (no notebooks/ folder);
+    returns its stdout."""
+    env = dict(os.environ, PYTHONPATH=path)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def test_results_tables_come_from_chsim_tables_not_the_notebooks():
+    """No circle: Results builds its tables with chsim.tables and never imports the
+    notebooks' chsim_results (though it lies beside chsim on the path); the chsim_results
+    copied beside the package builds its tables with that same chsim.tables."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(chsim.__file__)))
+    out = _python(f"import json, sys, chsim\n"
+                  f"r = chsim.run({SMALL!r}, progress=False)\n"
+                  f"print(len(r.summary), len(r.cases))\n"
+                  f"print(sorted(m for m in sys.modules if m.split('.')[0] == 'chsim_results'))\n"
+                  f"print(sys.modules['chsim.tables'].__file__)", here)
+    sizes, imported, where = out.splitlines()
+    assert int(sizes.split()[0]) > 0 and int(sizes.split()[1]) == 2
+    assert imported == "[]"
+    assert where == os.path.join(os.path.dirname(chsim.__file__), "tables.py")
+    beside = os.path.join(here, "chsim_results")
+    if os.path.isdir(beside):  # the build's python/ folder, or an installed package
+        out = _python("import sys, chsim, chsim.tables, chsim_results\n"
+                      "l = sys.modules['chsim_results.load']\n"
+                      "print(chsim_results._tables.tables is chsim.tables, "
+                      "l.TABLE_COLUMNS is chsim.tables.TABLE_COLUMNS)", here)
+        assert out.split() == ["True", "True"]
 
 
 def test_seed_and_threads(runs):

@@ -64,6 +64,10 @@ struct Capabilities {
   // removed last, so keys come back only to the nodes whose own bucket they got.
   // Also false for maglev and modulo (answers depend on node order).
   bool history_free = false;
+  // A consistent range hash: buckets 0..n-1 are a function of the key's hash
+  // and n alone, with no table or ring to build (lifo_buckets.h: jump, power,
+  // flip, jumpback, binomial); the live nodes are an id map over the buckets.
+  bool range_hash = false;
 };
 
 struct AlgorithmSpec;

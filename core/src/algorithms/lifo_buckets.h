@@ -92,9 +92,10 @@ inline constexpr ParamSpec kLifoParams[] = {kKeyHasherParam};
 
 // `s` (name, summary, paper, year, make; a balance_bound other than 1 when
 // shares are not equal; params when Fn takes any) completed with what every
-// range hash declares: LIFO removal, minimal disruption, no weights, the
-// key_hasher parameter (kLifoParams when `s` declares none; declared params
-// must include it, or the spec does not compile), 4 bytes per node.
+// range hash declares: range_hash, LIFO removal, minimal disruption, no
+// weights, the key_hasher parameter (kLifoParams when `s` declares none;
+// declared params must include it, or the spec does not compile), 4 bytes per
+// node.
 constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
   s.capabilities = {.weights = false,
                     .arbitrary_removal = false,
@@ -102,7 +103,8 @@ constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
                     .exact_shares = false,
                     .stateful = false,
                     .minimal_disruption = true,
-                    .history_free = false};
+                    .history_free = false,
+                    .range_hash = true};
   if (s.params.empty()) s.params = kLifoParams;
   bool has_key_hasher = false;
   for (const ParamSpec& p : s.params) has_key_hasher |= p.name == kKeyHasherParam.name;

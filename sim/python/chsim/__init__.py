@@ -7,7 +7,7 @@
     idx = ring.locate_batch(numpy_keys)        # node ids (numpy uint32), GIL released
     idx.labels[idx]                            # the label of each key
     res = chsim.run({"schema_version": 1, ...})  # or a scenario file path
-    res.summary                                # pandas, as chsim_results.load gives it
+    res.summary                                # pandas (chsim.tables), as the notebooks load it
     chsim.tune(nodes=200, max_over_mean=1.1)   # the dict `chsim tune --json` writes
 
 Everything is read from chsim's registries: chsim.profiles(), hashers(), algorithms(),
@@ -55,7 +55,8 @@ class Results:
     in memory.
 
     ``rows``, ``summary``, ``per_node``, ``cases``, ``transitions`` and ``algorithms`` are
-    the pandas tables ``chsim_results.load`` gives for that file (needs pandas);
+    the pandas tables of that file, built by ``chsim.tables`` as the notebooks'
+    ``chsim_results.load`` builds them (needs pandas);
     ``doc`` is the document as a dict; ``to_json(path)`` writes the file, byte for byte
     what the CLI writes (whole or not at all).
     """
@@ -63,7 +64,7 @@ class Results:
     def __init__(self, data: bytes):
         self._data = data
         self._doc = None
-        self._file = None
+        self._tables = None
 
     @property
     def doc(self) -> dict:
@@ -73,10 +74,11 @@ class Results:
         return self._doc
 
     def _table(self, name: str):
-        if self._file is None:
-            import chsim_results  # installed beside this package; it needs pandas
-            self._file = chsim_results.parse(self.doc, "<chsim.run>")
-        return self._file.tables[name]
+        if self._tables is None:
+            from . import tables  # needs pandas
+            self._tables = tables.result_tables(
+                self.doc, "<chsim.run>", tables.Catalog(algorithms(), workloads()))
+        return self._tables[name]
 
     @property
     def rows(self):
