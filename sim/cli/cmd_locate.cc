@@ -92,6 +92,7 @@ struct AlgorithmOptions {
   std::string replicas;                                   // --replicas K, as given
   std::string strategy;                                   // --strategy NAME
   std::string domain;                                     // --domain LEVEL
+  std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -139,6 +140,17 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
                   "(default: the first that applies to the algorithm, and places by domain "
                   "with --domain)");
+  std::map<std::string, std::string> strategy_help;  // parameter -> "doc (strategies)"
+  for (const ReplicaStrategy* s : AllReplicaStrategies()) {
+    for (const ParamSpec& p : s->params) {
+      std::string& h = strategy_help[std::string(p.name)];
+      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (strategy " : ", ") +
+           std::string(s->name);
+    }
+  }
+  for (const auto& [param, text] : strategy_help) {
+    cmd->add_option(FlagOf(param), a.strategy_given[param], "with --replicas: " + text + ")");
+  }
   cmd->add_option("--domain", a.domain,
                   "with --replicas: spread the copies over this failure-domain level (host, "
                   "rack or zone), read from the server list's host=/rack=/zone= columns");
@@ -308,16 +320,45 @@ std::optional<DomainLevel> DomainOption(const AlgorithmOptions& a, const sim::Se
   return level;
 }
 
-void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hasher& hasher,
-                    const sim::ServerList& list, const AlgorithmOptions& a,
+// The strategy's parameters from the flags given; a flag of another
+// strategy's parameter is refused, naming the strategy's own.
+Params StrategyParams(const CLI::App* cmd, const AlgorithmOptions& a, const ReplicaStrategy& s,
+                      size_t live) {
+  Params p;
+  for (const auto& [param, text] : a.strategy_given) {
+    if (cmd->count(FlagOf(param)) == 0) continue;
+    const auto ps = std::find_if(s.params.begin(), s.params.end(),
+                                 [&](const ParamSpec& q) { return q.name == param; });
+    if (ps == s.params.end()) {
+      std::string own;
+      for (const ParamSpec& q : s.params) own += (own.empty() ? "" : ", ") + FlagOf(q.name);
+      throw sim::UsageError(FlagOf(param) + ": strategy " + std::string(s.name) +
+                            " has no parameter '" + param + "'; its flags: " +
+                            (own.empty() ? "none" : own));
+    }
+    try {
+      const ParamValue v = ps->Parse(text, live);
+      ps->Check(s.name, v);
+      p.Set(param, v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError(FlagOf(param) + ": " + e.what());
+    }
+  }
+  return p;
+}
+
+void LocateReplicas(const CLI::App* cmd, const Algorithm& algo, const AlgorithmSpec& spec,
+                    const Hasher& hasher, const sim::ServerList& list, const AlgorithmOptions& a,
                     const std::string& servers, const std::string& keys) {
   const std::optional<DomainLevel> domain = DomainOption(a, list, servers);
   const ReplicaStrategy& strategy = StrategyFor(a, spec);
   const uint32_t k = ReplicaCount(a, algo.num_nodes());
+  const Params given = StrategyParams(cmd, a, strategy, algo.num_nodes());
   std::unique_ptr<ReplicaSelector> selector;
   try {
     selector = strategy.Make(
-        ReplicaInput{.algorithm = &algo, .k = k, .topology = &list.topology, .domain = domain});
+        ReplicaInput{.algorithm = &algo, .k = k, .topology = &list.topology, .domain = domain},
+        given);
   } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
     throw sim::UsageError(std::string("--replicas: ") + e.what());
   }
@@ -344,7 +385,7 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
   }
   RemoveServers(*algo, list, a, o.servers);
   if (!a.replicas.empty()) {
-    return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, o.servers, keys);
+    return LocateReplicas(cmd, *algo, GetAlgorithm(a.name), *hasher, list, a, o.servers, keys);
   }
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
@@ -385,6 +426,11 @@ void AddLocateCommand(CLI::App& app) {
     }
     if (!algo->domain.empty() && algo->replicas.empty()) {
       throw sim::UsageError("--domain needs --replicas K");
+    }
+    for (const auto& [param, text] : algo->strategy_given) {
+      if (cmd->count(FlagOf(param)) > 0 && algo->replicas.empty()) {
+        throw sim::UsageError(FlagOf(param) + " needs --replicas K");
+      }
     }
     if (algo->name.empty() && !algo->replicas.empty()) {
       // The peer's ring is the one the ketama algorithm builds from the same

@@ -551,7 +551,7 @@ keys: a list or tuple of str (UTF-8) or bytes, or a 1-dimensional numpy array of
 (dtype S: trailing NUL bytes are dropped, as numpy does), str (dtype U) or objects.
 Runs without the GIL: other Python threads run meanwhile, and several threads may call
 it at once. A stateful algorithm places the keys in order.)")
-      .def("add", &Placement::Add, py::arg("label"), py::arg("weight") = 1, py::kw_only(),
+      .def("add", &Placement::Add, py::arg("label"), py::arg("weight") = 1,
            py::arg("host") = py::none(), py::arg("rack") = py::none(), py::arg("zone") = py::none(),
            "Adds a node (HOST[:PORT]) of the given weight, in the given failure domains (the "
            "levels the nodes carry, see domains), and returns its id. Raises ValueError when "

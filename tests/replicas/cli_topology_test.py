@@ -22,25 +22,13 @@ import bisect
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
-CHSIM, TEST = sys.argv[1], sys.argv[2]
-FAILURES = []
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from cli_common import FAILURES, chsim, fail, refused  # noqa: E402
 
-
-def fail(message):
-    FAILURES.append(message)
-    print("FAIL: " + message)
-
-
-def chsim(*args, stdin=None, expect=0):
-    p = subprocess.run([CHSIM, *map(str, args)], input=stdin, capture_output=True, timeout=300)
-    if p.returncode != expect:
-        fail(f"chsim {' '.join(map(str, args))}: exit {p.returncode}, expected {expect}: "
-             f"{p.stderr.decode().strip()}")
-    return p
+TEST = sys.argv[2]
 
 
 def write(folder, name, text):
@@ -48,21 +36,6 @@ def write(folder, name, text):
     with open(path, "w") as f:
         f.write(text)
     return path
-
-
-def refused(args, *fragments, stdin=b"k\n"):
-    p = chsim(*args, stdin=stdin, expect=2)
-    err = p.stderr.decode().strip()
-    if args[0] == "validate":  # then its tally: "chsim: error: 1 of 1 files invalid"
-        err = err.rsplit("\n", 1)[0]
-    if "\n" in err or not err:
-        fail(f"chsim {' '.join(map(str, args))}: refusal not one line: {err!r}")
-    for f in fragments:
-        if f not in err:
-            fail(f"chsim {' '.join(map(str, args))}: {err!r} does not say {f!r}")
-    if p.stdout:
-        fail(f"chsim {' '.join(map(str, args))}: refused but printed {p.stdout[:80]!r}")
-    return err
 
 
 KEYS = b"".join(f"key:{i}\n".encode() for i in range(600)) + b"user:1\n\n"
@@ -169,8 +142,8 @@ def test_locate_domain(folder):
     refused(["locate", "--servers", servers, "--replicas", 2, "--domain", "dc", "-"],
             "--domain: found 'dc'; accepted: host, rack, zone")
     refused(["locate", "--servers", servers, "--domain", "rack", "-"], "--domain needs --replicas")
-    refused(["locate", "--servers", servers, "--algorithm", "rendezvous", "--replicas", 2,
-             "--strategy", "topk", "--domain", "rack", "-"],
+    refused(["locate", "--servers", servers, "--algorithm", "jump", "--replicas", 2,
+             "--strategy", "choosek", "--domain", "rack", "-"],
             "does not place copies by failure domain")
 
 

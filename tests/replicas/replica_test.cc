@@ -12,6 +12,14 @@
 //    unless it may answer short, the first being Locate's answer where the
 //    spec says so; and every minimal strategy, when node X leaves, changes
 //    the replica set of exactly the keys that had a copy on X;
+//  - choosek against the recurrence of ConsistentChooseK written here
+//    (S(k, n) = {M(k, n)} u S(k-1, M(k, n)), M(k, n) = max_{i<k} jump_i(key,
+//    n-i) + i), its copies in the order S(j) adds them, over removed buckets
+//    the ranking's first working ones; and on an add, exactly one member
+//    changes, for k/(n+1) of the keys within a binomial bound;
+//  - nts with one zone and rack_rule after_racks against the walk with
+//    domains (both are that port's order); the copyset baselines' counts of
+//    copysets and scatter widths;
 //  - the refusals: K of 0, above the nodes and above kMaxReplicas, domains
 //    where the strategy has no domain rule or do not cover the nodes, a
 //    strategy for an algorithm it does not apply to.
@@ -27,6 +35,7 @@
 #include <tuple>
 #include <vector>
 
+#include "chsim/algorithms/jump.h"
 #include "chsim/rendezvous.h"
 #include "chsim/ring.h"
 #include "chsim/splitmix.h"
@@ -398,9 +407,9 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   EXPECT_EQ(Refusal(topk, {hrw.get(), 6}),
             "replicas: 6 copies per key need 6 distinct nodes; 5 live");
   const Topology five = Racks({0, 1, 2, 3, 4}), four = Racks({0, 1, 2, 3});
-  EXPECT_EQ(Refusal(topk, {hrw.get(), 2, &five, DomainLevel::kRack}),
-            "strategy topk does not place copies by failure domain; strategies that do: walk, "
-            "salted");
+  EXPECT_EQ(Refusal(GetReplicaStrategy("choosek"), {jump.get(), 2, &five, DomainLevel::kRack}),
+            "strategy choosek does not place copies by failure domain; strategies that do: walk, "
+            "nts, topk, salted");
   EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &four, DomainLevel::kRack}),
             "replicas: no rack for node id 4 (the topology describes 4 nodes)");
   EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &five, DomainLevel::kZone}),
@@ -411,7 +420,8 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
             "carry: none");
   const std::string not_for = Refusal(walk, {jump.get(), 3});
   EXPECT_NE(not_for.find("strategy walk does not apply to algorithm jump"), std::string::npos);
-  EXPECT_NE(not_for.find("strategies for jump: salted"), std::string::npos);
+  EXPECT_NE(not_for.find("strategies for jump: choosek, salted, random, copyset, mincopysets"),
+            std::string::npos);
   EXPECT_NE(Refusal(salted, {jump.get(), 2}, Params{{"tries", uint64_t{0}}}).find("tries"),
             std::string::npos);
   EXPECT_EQ(Refusal(salted, {jump.get(), 2}, Params{{"bound", uint64_t{3}}}),
@@ -419,6 +429,172 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   for (const std::string& m : {Refusal(salted, {jump.get(), 0}), not_for}) {
     EXPECT_EQ(m.find('\n'), std::string::npos);
   }
+}
+
+// --- choosek against ConsistentChooseK's recurrence, written here ----------
+
+// jump_i(key, m): the algorithm's range hash (the test's jump) at the rank's
+// own hash: the key hash for i = 0, Mix64(h + i * gamma) above.
+uint32_t RankJump(uint64_t h, uint32_t i, uint32_t m) {
+  const uint64_t hi = i == 0 ? h : Mix64(h + i * 0x9E3779B97F4A7C15ull);
+  return static_cast<uint32_t>(JumpConsistentHash(hi, static_cast<int32_t>(m)));
+}
+
+// S(k, n) by the recurrence, as a sorted set.
+std::set<uint32_t> ChooseKSet(uint64_t h, uint32_t k, uint32_t n) {
+  if (k == 0) return {};
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < k; ++i) m = std::max(m, RankJump(h, i, n - i) + i);
+  std::set<uint32_t> s = ChooseKSet(h, k - 1, m);
+  s.insert(m);
+  return s;
+}
+
+// The ranking of [0, n): bucket j is the member S(j + 1, n) adds to S(j, n).
+Ids ChooseKRanking(uint64_t h, uint32_t depth, uint32_t n) {
+  Ids order;
+  std::set<uint32_t> before;
+  for (uint32_t j = 1; j <= depth; ++j) {
+    const std::set<uint32_t> now = ChooseKSet(h, j, n);
+    EXPECT_TRUE(std::includes(now.begin(), now.end(), before.begin(), before.end()))
+        << "S(" << j - 1 << ", " << n << ") is not inside S(" << j << ", " << n << ")";
+    for (uint32_t b : now) {
+      if (!before.contains(b)) order.push_back(b);
+    }
+    before = now;
+  }
+  return order;
+}
+
+TEST(ReplicaChooseK, FollowsTheRecurrenceOverJump) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  for (uint32_t n : {1u, 2u, 7u, 40u, 300u}) {
+    auto jump = MakeAlgorithm("jump", MakeNumberedNodes(n));
+    for (uint32_t k : {1u, 2u, 3u, 5u}) {
+      if (k > n) continue;
+      auto sel = choosek.Make(ReplicaInput{jump.get(), k});
+      for (uint64_t h : Hashes(400, n * 31 + k)) {
+        ASSERT_EQ(SelectAll(*sel, h), ChooseKRanking(h, k, n)) << "n " << n << ", k " << k;
+      }
+    }
+  }
+}
+
+// Over memento with buckets removed: the first k working buckets of the
+// ranking of [0, N), N the buckets ever used, each bucket's node.
+TEST(ReplicaChooseK, SkipsRemovedBuckets) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  for (const char* name : {"memento", "anchor", "dx"}) {
+    auto algo = MakeAlgorithm(name, MakeNumberedNodes(20));
+    for (uint32_t id : {3u, 17u, 4u, 11u, 0u}) algo->Remove(id);
+    BucketView view;
+    ASSERT_TRUE(algo->ViewBuckets(&view));
+    const uint32_t n = static_cast<uint32_t>(view.ids.size());
+    auto sel = choosek.Make(ReplicaInput{algo.get(), 4});
+    for (uint64_t h : Hashes(300, 5)) {
+      Ids want;
+      for (uint32_t b : ChooseKRanking(h, n, n)) {
+        if (view.ids[b] != BucketView::kNoNode && want.size() < 4) want.push_back(view.ids[b]);
+      }
+      ASSERT_EQ(SelectAll(*sel, h), want) << name;
+      for (uint32_t id : want) ASSERT_NE(id, 3u);
+    }
+  }
+}
+
+// n -> n + 1 changes exactly one member of k/(n+1) of the sets (ConsistentChooseK
+// property 4), within 5 binomial standard deviations.
+TEST(ReplicaChooseK, OneMemberChangesOnAnAdd) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  constexpr uint32_t kKeys = 40000;
+  for (const char* name : {"jump", "power", "binomial", "flip", "jumpback"}) {
+    for (uint32_t n : {5u, 60u}) {
+      auto algo = MakeAlgorithm(name, MakeNumberedNodes(n));
+      const uint32_t k = 3;
+      std::vector<Ids> before;
+      {
+        auto sel = choosek.Make(ReplicaInput{algo.get(), k});
+        for (uint64_t h : Hashes(kKeys, 77)) before.push_back(SelectAll(*sel, h));
+      }
+      algo->Add(MakeNumberedNodes(1, n)[0]);
+      auto sel = choosek.Make(ReplicaInput{algo.get(), k});
+      size_t changed = 0, i = 0;
+      for (uint64_t h : Hashes(kKeys, 77)) {
+        Ids a = before[i++], b = SelectAll(*sel, h);
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        if (a == b) continue;
+        ++changed;
+        Ids common;
+        std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+        ASSERT_EQ(common.size(), k - 1) << name << ": more than one member changed";
+        ASSERT_TRUE(std::find(b.begin(), b.end(), n) != b.end()) << "the new member is not new";
+      }
+      const double p = static_cast<double>(k) / (n + 1), mean = p * kKeys;
+      EXPECT_NEAR(static_cast<double>(changed), mean, 5 * std::sqrt(mean * (1 - p)))
+          << name << " n " << n;
+    }
+  }
+}
+
+// nts with one datacenter and the 2.x rack rule is the walk with domains
+// (NtsOneDatacenter above reads both from Cassandra's source).
+TEST(ReplicaNts, OneZoneAfterRacksIsTheWalkWithRacks) {
+  std::vector<Node> nodes = MakeNumberedNodes(12);
+  auto ring = MakeAlgorithm("ring", nodes, Params{{"points_per_node", uint64_t{8}}});
+  const Ids rack = {0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 1, 1};
+  const Topology t = Racks(rack);
+  const ReplicaStrategy& nts = GetReplicaStrategy("nts");
+  for (uint32_t k : {1u, 2u, 3u, 5u, 12u}) {
+    Walk w(*ring, k, rack);
+    auto n = nts.Make({ring.get(), k, &t, DomainLevel::kRack}, {{"rack_rule", std::string("after_racks")}});
+    auto repeats = nts.Make({ring.get(), k, &t, DomainLevel::kRack});
+    for (uint64_t h : Hashes(2000, k)) {
+      const Ids got = SelectAll(*n, h), in_walk = SelectAll(*repeats, h);
+      ASSERT_EQ(got, SelectAll(*w, h)) << "k " << k;
+      ASSERT_EQ(std::set<uint32_t>(got.begin(), got.end()),
+                std::set<uint32_t>(in_walk.begin(), in_walk.end()))
+          << "the two rack rules differ in more than order";
+      ASSERT_EQ(got[0], in_walk[0]);
+    }
+  }
+}
+
+// Copyset Replication: every set is a copyset of the seeded permutations
+// (at most P ceil(N/k) of them, each node's scatter width at most P (k - 1));
+// mincopysets has ceil(N/k); random draws about min(keys, C(N, k)).
+TEST(ReplicaCopysets, CountsOfCopysetsAndScatterWidth) {
+  auto jump = MakeAlgorithm("jump", MakeNumberedNodes(30));
+  auto count = [&](const char* name, uint32_t k, const Params& p) {
+    auto sel = GetReplicaStrategy(name).Make(ReplicaInput{jump.get(), k}, p);
+    std::set<Ids> sets;
+    std::vector<std::set<uint32_t>> peers(30);
+    for (uint64_t h : Hashes(20000, 9)) {
+      Ids s = SelectAll(*sel, h);
+      EXPECT_EQ(s[0], jump->Locate(h));
+      for (uint32_t a : s) {
+        for (uint32_t b : s) {
+          if (a != b) peers[a].insert(b);
+        }
+      }
+      std::sort(s.begin(), s.end());
+      sets.insert(s);
+    }
+    size_t widest = 0;
+    for (const auto& p : peers) widest = std::max(widest, p.size());
+    return std::pair(sets.size(), widest);
+  };
+  EXPECT_EQ(count("mincopysets", 3, {}), std::pair(size_t{10}, size_t{2}));
+  const auto [copysets, width] = count("copyset", 3, {{"scatter_width", uint64_t{4}}});
+  EXPECT_LE(copysets, 20u);  // P = 2 permutations of 10 groups
+  EXPECT_GT(copysets, 10u);
+  EXPECT_LE(width, 4u);
+  EXPECT_GE(count("random", 3, {}).first, 3500u);  // C(30, 3) = 4060, 20000 keys
+  auto a = GetReplicaStrategy("copyset").Make(ReplicaInput{jump.get(), 3});
+  auto b = GetReplicaStrategy("copyset").Make(ReplicaInput{jump.get(), 3}, {{"seed", uint64_t{2}}});
+  size_t differ = 0;
+  for (uint64_t h : Hashes(1000, 4)) differ += SelectAll(*a, h) != SelectAll(*b, h);
+  EXPECT_GT(differ, 500u) << "the seed does not change the permutations";
 }
 
 }  // namespace

@@ -95,8 +95,10 @@ def test_locate_replicas_refusals():
     a = chsim.Algorithm("rendezvous", LINES)
     with pytest.raises(ValueError, match="accepted: host, rack, zone"):
         a.locate_replicas(KEYS, 2, domain="dc")
-    with pytest.raises(ValueError, match="does not place copies by failure domain"):
+    with pytest.raises(ValueError, match="the nodes carry no host; levels they carry: rack, zone"):
         a.locate_replicas(KEYS, 2, strategy="topk", domain="host")
+    with pytest.raises(ValueError, match="does not place copies by failure domain"):
+        chsim.Algorithm("jump", 8).locate_replicas(KEYS, 2, strategy="choosek", domain="rack")
     with pytest.raises(ValueError, match="strategy walk does not apply to rendezvous"):
         a.locate_replicas(KEYS, 2, strategy="walk")
     with pytest.raises(ValueError, match="17 distinct nodes; 16 live"):

@@ -112,7 +112,8 @@ struct ReplicaStrategy {
   bool minimal = false;
   // Select may place fewer than k copies.
   bool short_results = false;
-  // The first copy is always the algorithm's Locate answer for the key.
+  // Without a domain level, the first copy is always the algorithm's Locate
+  // answer for the key.
   bool first_is_locate = false;
   std::span<const ParamSpec> params = {};
   // Refuses what depends on the parameters and the request (beyond the rules

@@ -7,7 +7,8 @@
 
 namespace chsim {
 namespace replicas_internal {
-extern const ReplicaStrategy kWalkStrategy, kTopKStrategy, kSaltedStrategy;
+extern const ReplicaStrategy kWalkStrategy, kNtsStrategy, kTopKStrategy, kChooseKStrategy,
+    kSaltedStrategy, kRandomStrategy, kCopysetStrategy, kMinCopysetsStrategy;
 }  // namespace replicas_internal
 
 namespace {
@@ -15,9 +16,8 @@ namespace {
 using namespace replicas_internal;
 
 constexpr const ReplicaStrategy* kRegistry[] = {
-    &kWalkStrategy,
-    &kTopKStrategy,
-    &kSaltedStrategy,
+    &kWalkStrategy,   &kNtsStrategy,    &kTopKStrategy,    &kChooseKStrategy,
+    &kSaltedStrategy, &kRandomStrategy, &kCopysetStrategy, &kMinCopysetsStrategy,
 };
 
 std::string Names(const std::vector<const ReplicaStrategy*>& strategies) {
