@@ -87,11 +87,11 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
 // --points-per-node, alias --points), and removals applied after building.
 struct AlgorithmOptions {
   std::string name;
-  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
-  std::vector<std::string> remove;                        // labels, in order
-  std::string replicas;                                   // --replicas K, as given
-  std::string strategy;                                   // --strategy NAME
-  std::string domain;                                     // --domain LEVEL
+  std::map<std::string, std::string, std::less<>> given;           // parameter -> flag text
+  std::vector<std::string> remove;                                 // labels, in order
+  std::string replicas;                                            // --replicas K, as given
+  std::string strategy;                                            // --strategy NAME
+  std::string domain;                                              // --domain LEVEL
   std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
 };
 
@@ -111,19 +111,26 @@ std::string FlagName(std::string_view param) {
   return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
 }
 
+// Each parameter the specs declare -> "doc; accepted (WHAT name, name...":
+// a flag's help, closed by the caller.
+template <class Specs>
+std::map<std::string, std::string> ParamHelp(const Specs& specs, const std::string& what) {
+  std::map<std::string, std::string> help;
+  for (const auto* spec : specs) {
+    for (const ParamSpec& p : spec->params) {
+      std::string& h = help[std::string(p.name)];
+      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" + what : ", ") +
+           std::string(spec->name);
+    }
+  }
+  return help;
+}
+
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--algorithm", a.name,
                   "an algorithm of chsim list instead of a peer profile; keys are hashed with "
                   "--key-hasher, else --hasher, else the algorithm's default");
-  std::map<std::string, std::string> help;  // parameter -> "doc (algorithms)"
-  for (const AlgorithmSpec* spec : AllAlgorithms()) {
-    for (const ParamSpec& p : spec->params) {
-      std::string& h = help[std::string(p.name)];
-      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" : ", ") +
-           std::string(spec->name);
-    }
-  }
-  for (const auto& [param, text] : help) {
+  for (const auto& [param, text] : ParamHelp(AllAlgorithms(), "")) {
     if (IsRingOption(param)) continue;
     std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
     cmd->add_option(names, a.given[param], text + ")");
@@ -140,15 +147,7 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
                   "(default: the first that applies to the algorithm, and places by domain "
                   "with --domain)");
-  std::map<std::string, std::string> strategy_help;  // parameter -> "doc (strategies)"
-  for (const ReplicaStrategy* s : AllReplicaStrategies()) {
-    for (const ParamSpec& p : s->params) {
-      std::string& h = strategy_help[std::string(p.name)];
-      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (strategy " : ", ") +
-           std::string(s->name);
-    }
-  }
-  for (const auto& [param, text] : strategy_help) {
+  for (const auto& [param, text] : ParamHelp(AllReplicaStrategies(), "strategy ")) {
     cmd->add_option(FlagOf(param), a.strategy_given[param], "with --replicas: " + text + ")");
   }
   cmd->add_option("--domain", a.domain,
@@ -333,8 +332,8 @@ Params StrategyParams(const CLI::App* cmd, const AlgorithmOptions& a, const Repl
       std::string own;
       for (const ParamSpec& q : s.params) own += (own.empty() ? "" : ", ") + FlagOf(q.name);
       throw sim::UsageError(FlagOf(param) + ": strategy " + std::string(s.name) +
-                            " has no parameter '" + param + "'; its flags: " +
-                            (own.empty() ? "none" : own));
+                            " has no parameter '" + param +
+                            "'; its flags: " + (own.empty() ? "none" : own));
     }
     try {
       const ParamValue v = ps->Parse(text, live);

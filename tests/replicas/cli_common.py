@@ -4,6 +4,7 @@ checking a refusal (one line on stderr, exit 2, nothing on stdout, the fragments
 The scripts take CHSIM as their first argument."""
 import subprocess
 import sys
+import tempfile
 
 CHSIM = sys.argv[1]
 FAILURES = []
@@ -41,3 +42,13 @@ def refused(args, *fragments, stdin=b"k\n"):
     if p.stdout:
         fail(f"chsim {' '.join(map(str, args))}: refused but printed {p.stdout[:80]!r}")
     return err
+
+
+def main(tests):
+    """Runs the test sys.argv[2] names in a scratch folder; exit 1 on any failure."""
+    test = sys.argv[2]
+    if test not in tests:
+        sys.exit(f"unknown test {test!r}; accepted: {', '.join(tests)}")
+    with tempfile.TemporaryDirectory() as folder:
+        tests[test](folder)
+    sys.exit(1 if FAILURES else 0)

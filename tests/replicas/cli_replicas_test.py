@@ -34,7 +34,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -42,9 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "algorithms"))
 import cli_locate_reference as ref  # noqa: E402  (xxh3 over libxxhash, Mix64, jump, ring)
 
-from cli_common import FAILURES, chsim, fail, lines, refused  # noqa: E402
-
-TEST = sys.argv[2]
+from cli_common import FAILURES, chsim, fail, lines, main, refused  # noqa: E402
 
 
 def write_servers(folder, name, entries):
@@ -374,16 +371,6 @@ def test_bad_input(folder):
           "each in one line with exit 2")
 
 
-def main():
-    tests = {"walk": test_walk, "topk": test_topk, "salted": test_salted, "nts": test_nts,
-             "topk_domain": test_topk_domain, "choosek": test_choosek,
-             "bad_input": test_bad_input}
-    if TEST not in tests:
-        sys.exit(f"unknown test {TEST!r}; accepted: {', '.join(tests)}")
-    with tempfile.TemporaryDirectory() as folder:
-        tests[TEST](folder)
-    sys.exit(1 if FAILURES else 0)
-
-
 if __name__ == "__main__":
-    main()
+    main({"walk": test_walk, "topk": test_topk, "salted": test_salted, "nts": test_nts,
+          "topk_domain": test_topk_domain, "choosek": test_choosek, "bad_input": test_bad_input})

@@ -23,12 +23,9 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cli_common import FAILURES, chsim, fail, refused  # noqa: E402
-
-TEST = sys.argv[2]
+from cli_common import FAILURES, chsim, fail, main, refused  # noqa: E402
 
 
 def write(folder, name, text):
@@ -258,15 +255,6 @@ def test_scenario(folder):
               "refused alike by validate and run")
 
 
-def main():
-    tests = {"server_list": test_server_list, "locate_domain": test_locate_domain,
-             "scenario": test_scenario}
-    if TEST not in tests:
-        sys.exit(f"unknown test {TEST!r}; accepted: {', '.join(tests)}")
-    with tempfile.TemporaryDirectory() as folder:
-        tests[TEST](folder)
-    sys.exit(1 if FAILURES else 0)
-
-
 if __name__ == "__main__":
-    main()
+    main({"server_list": test_server_list, "locate_domain": test_locate_domain,
+          "scenario": test_scenario})
