@@ -521,8 +521,9 @@ void BindAlgorithm(py::module_& m) {
 Algorithm(name, nodes, **params)
 
 name    an algorithm of chsim.algorithms() ("ring", "jump", "maglev", ...).
-nodes   a server-list file path, a list of "HOST[:PORT] [WEIGHT [NAME]]" lines,
-        a dict {label: weight}, or a node count (10.0.0.1:11211, 10.0.0.2:11211, ...).
+nodes   a server-list file path, a list of "HOST[:PORT] [WEIGHT [NAME]]" lines (failure
+        domains as host=H rack=R zone=Z columns: `domains`, locate_replicas), a dict
+        {label: weight}, or a node count (10.0.0.1:11211, 10.0.0.2:11211, ...).
 params  the algorithm's parameters (chsim.algorithms() lists them with their ranges);
         None or absent: the default. An int parameter with an "auto" value takes "auto".
 
@@ -593,8 +594,8 @@ void BindRing(py::module_& m) {
 
 Ring(servers, profile="spymemcached", hash_algorithm=None, hasher=None)
 
-servers         a server-list file path, a list of "HOST[:PORT] [WEIGHT [NAME]]" lines,
-                a dict {label: weight}, or a node count.
+servers         a server-list file path, a list of "HOST[:PORT] [WEIGHT [NAME]]" lines
+                (with host=H rack=R zone=Z columns), a dict {label: weight}, or a node count.
 profile         the client reproduced (chsim.profiles()): spymemcached,
                 spymemcached-libmemcached, libmemcached, libmemcached-spy,
                 libmemcached-ketama, twemproxy, uhashring.
