@@ -3,8 +3,10 @@
 // strategy of the registry over the first algorithm it applies to (registry
 // order), K copies per key, pre-made uniform key hashes (the key hash is not
 // timed), at 100 and 1,000 nodes. Names:
-//   replicas/strategy:<s>/algo:<a>/k:<k>/mode:{tput,lat}/nodes:<n>  (Select)
-//   replicas/locate/algo:<a>/mode:{tput,lat}/nodes:<n>              (Locate, the baseline)
+//   replicas/strategy:<s>/algo:<a>/k:<k>/mode:{tput,lat,batch}/nodes:<n>  (Select)
+//   replicas/locate/algo:<a>/mode:{tput,lat,batch}/nodes:<n>   (Locate, the baseline)
+// mode:batch is the path `chsim locate --replicas K` takes: SelectBatch (and
+// LocateBatch for the baseline) over blocks of kBlock hashes.
 // items_per_second counts keys (one replica set, or one lookup, per item), so
 // the cost of K copies against one lookup is the ratio of the two rows'
 // items_per_second at the same algorithm and nodes.
@@ -64,6 +66,46 @@ void BM_Select(benchmark::State& state, const ReplicaStrategy* s, const Algorith
   });
 }
 
+constexpr size_t kBlock = 1024;
+
+// SelectBatch (k > 0) or LocateBatch (k = 0) a block at a time.
+void BM_Batch(benchmark::State& state, const ReplicaStrategy* s, const AlgorithmSpec* spec,
+              uint32_t k) {
+  const Algorithm& algo = Cached(*spec, static_cast<size_t>(state.range(0)));
+  std::unique_ptr<ReplicaSelector> selector;
+  if (s != nullptr) selector = s->Make(ReplicaInput{&algo, k});
+  const std::vector<uint64_t>& h = Hashes();
+  std::vector<uint32_t> out(kBlock * std::max(k, 1u)), counts(kBlock);
+  size_t at = 0;
+  for (auto _ : state) {
+    if (at + kBlock > h.size()) at = 0;
+    const std::span<const uint64_t> block(h.data() + at, kBlock);
+    if (selector) {
+      selector->SelectBatch(block, out, counts);
+    } else {
+      algo.LocateBatch(block, out);
+    }
+    benchmark::DoNotOptimize(out.data());
+    at += kBlock;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * kBlock));
+}
+
+benchmark::internal::Benchmark* RegisterMode(const std::string& prefix, const char* mode,
+                                             const ReplicaStrategy* s, const AlgorithmSpec* a,
+                                             uint32_t k) {
+  const std::string name = prefix + "/mode:" + mode;
+  const std::string_view m = mode;
+  if (m == "batch") return benchmark::RegisterBenchmark(name.c_str(), BM_Batch, s, a, k);
+  const bool lat = m == "lat";
+  if (s == nullptr) {
+    return lat ? benchmark::RegisterBenchmark(name.c_str(), BM_Locate<true>, a)
+               : benchmark::RegisterBenchmark(name.c_str(), BM_Locate<false>, a);
+  }
+  return lat ? benchmark::RegisterBenchmark(name.c_str(), BM_Select<true>, s, a, k)
+             : benchmark::RegisterBenchmark(name.c_str(), BM_Select<false>, s, a, k);
+}
+
 void Register() {
   std::vector<const AlgorithmSpec*> baselines;
   for (const ReplicaStrategy* s : AllReplicaStrategies()) {
@@ -72,23 +114,18 @@ void Register() {
     const AlgorithmSpec* a = fit.front();
     if (std::find(baselines.begin(), baselines.end(), a) == baselines.end()) baselines.push_back(a);
     for (uint32_t k : {1u, 3u}) {
-      for (bool lat : {false, true}) {
-        const std::string name =
-            Join({"replicas", "strategy:" + std::string(s->name), "algo:" + std::string(a->name),
-                  "k:" + std::to_string(k), lat ? "mode:lat" : "mode:tput"});
-        auto* b = lat ? benchmark::RegisterBenchmark(name.c_str(), BM_Select<true>, s, a, k)
-                      : benchmark::RegisterBenchmark(name.c_str(), BM_Select<false>, s, a, k);
-        Tune(b->ArgName("nodes")->ArgsProduct({Nodes()}));
+      const std::string prefix =
+          Join({"replicas", "strategy:" + std::string(s->name), "algo:" + std::string(a->name),
+                "k:" + std::to_string(k)});
+      for (const char* mode : {"tput", "lat", "batch"}) {
+        Tune(RegisterMode(prefix, mode, s, a, k)->ArgName("nodes")->ArgsProduct({Nodes()}));
       }
     }
   }
   for (const AlgorithmSpec* a : baselines) {
-    for (bool lat : {false, true}) {
-      const std::string name = Join(
-          {"replicas", "locate", "algo:" + std::string(a->name), lat ? "mode:lat" : "mode:tput"});
-      auto* b = lat ? benchmark::RegisterBenchmark(name.c_str(), BM_Locate<true>, a)
-                    : benchmark::RegisterBenchmark(name.c_str(), BM_Locate<false>, a);
-      Tune(b->ArgName("nodes")->ArgsProduct({Nodes()}));
+    const std::string prefix = Join({"replicas", "locate", "algo:" + std::string(a->name)});
+    for (const char* mode : {"tput", "lat", "batch"}) {
+      Tune(RegisterMode(prefix, mode, nullptr, a, 0)->ArgName("nodes")->ArgsProduct({Nodes()}));
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "chsim/profile.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
+#include "chsim/topology.h"
 #include "sim/base/errors.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/key_lines.h"
@@ -31,7 +33,9 @@ struct RingOptions {
 };
 
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
-  cmd->add_option("--servers", o.servers, "server list file: HOST[:PORT] [WEIGHT [NAME]] per line")
+  cmd->add_option(
+         "--servers", o.servers,
+         "server list file: HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z] per line")
       ->required();
   cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
       ->capture_default_str();
@@ -83,10 +87,12 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
 // --points-per-node, alias --points), and removals applied after building.
 struct AlgorithmOptions {
   std::string name;
-  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
-  std::vector<std::string> remove;                        // labels, in order
-  std::string replicas;                                   // --replicas K, as given
-  std::string strategy;                                   // --strategy NAME
+  std::map<std::string, std::string, std::less<>> given;           // parameter -> flag text
+  std::vector<std::string> remove;                                 // labels, in order
+  std::string replicas;                                            // --replicas K, as given
+  std::string strategy;                                            // --strategy NAME
+  std::string domain;                                              // --domain LEVEL
+  std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -105,19 +111,26 @@ std::string FlagName(std::string_view param) {
   return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
 }
 
+// Each parameter the specs declare -> "doc; accepted (WHAT name, name...":
+// a flag's help, closed by the caller.
+template <class Specs>
+std::map<std::string, std::string> ParamHelp(const Specs& specs, const std::string& what) {
+  std::map<std::string, std::string> help;
+  for (const auto* spec : specs) {
+    for (const ParamSpec& p : spec->params) {
+      std::string& h = help[std::string(p.name)];
+      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" + what : ", ") +
+           std::string(spec->name);
+    }
+  }
+  return help;
+}
+
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--algorithm", a.name,
                   "an algorithm of chsim list instead of a peer profile; keys are hashed with "
                   "--key-hasher, else --hasher, else the algorithm's default");
-  std::map<std::string, std::string> help;  // parameter -> "doc (algorithms)"
-  for (const AlgorithmSpec* spec : AllAlgorithms()) {
-    for (const ParamSpec& p : spec->params) {
-      std::string& h = help[std::string(p.name)];
-      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" : ", ") +
-           std::string(spec->name);
-    }
-  }
-  for (const auto& [param, text] : help) {
+  for (const auto& [param, text] : ParamHelp(AllAlgorithms(), "")) {
     if (IsRingOption(param)) continue;
     std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
     cmd->add_option(names, a.given[param], text + ")");
@@ -132,7 +145,14 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
                   "in replica order (the first is the one plain locate prints), after --remove");
   cmd->add_option("--strategy", a.strategy,
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
-                  "(default: the first that applies to the algorithm)");
+                  "(default: the first that applies to the algorithm, and places by domain "
+                  "with --domain)");
+  for (const auto& [param, text] : ParamHelp(AllReplicaStrategies(), "strategy ")) {
+    cmd->add_option(FlagOf(param), a.strategy_given[param], "with --replicas: " + text + ")");
+  }
+  cmd->add_option("--domain", a.domain,
+                  "with --replicas: spread the copies over this failure-domain level (host, "
+                  "rack or zone), read from the server list's host=/rack=/zone= columns");
 }
 
 // Rejects algorithm parameters without --algorithm, and any flag the
@@ -225,13 +245,19 @@ uint32_t ReplicaCount(const AlgorithmOptions& a, size_t live) {
 // The strategy --strategy names (default: the first that applies), refused
 // in one line when unknown or not for this algorithm, naming the choices.
 const ReplicaStrategy& StrategyFor(const AlgorithmOptions& a, const AlgorithmSpec& spec) {
-  const std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+  std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+  if (!a.domain.empty() && a.strategy.empty()) {
+    std::erase_if(fit, [](const ReplicaStrategy* s) { return !s->UsesDomains(); });
+  }
   std::string fit_names;
   for (const ReplicaStrategy* s : fit)
     fit_names += (fit_names.empty() ? "" : ", ") + std::string(s->name);
   if (a.strategy.empty()) {
-    if (fit.empty())
-      throw sim::UsageError("--replicas: no replica strategy applies to " + std::string(spec.name));
+    if (fit.empty()) {
+      throw sim::UsageError("--replicas: no replica strategy " +
+                            std::string(a.domain.empty() ? "" : "that places by domain ") +
+                            "applies to " + std::string(spec.name));
+    }
     return *fit.front();
   }
   const ReplicaStrategy* s = FindReplicaStrategy(a.strategy);
@@ -277,14 +303,61 @@ void WriteKeyReplicas(const std::string& path, std::span<const Node> nodes, cons
   out.Flush();
 }
 
-void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hasher& hasher,
-                    const sim::ServerList& list, const AlgorithmOptions& a,
-                    const std::string& keys) {
+// --domain LEVEL: a level the list's columns give.
+std::optional<DomainLevel> DomainOption(const AlgorithmOptions& a, const sim::ServerList& list,
+                                        const std::string& servers) {
+  if (a.domain.empty()) return std::nullopt;
+  const std::optional<DomainLevel> level = FindDomainLevel(a.domain);
+  if (!level) {
+    throw sim::UsageError("--domain: found '" + a.domain + "'; accepted: " + DomainLevelNames());
+  }
+  if (!list.topology.Has(*level)) {
+    throw sim::UsageError("--domain " + a.domain + ": " + servers + " gives no " + a.domain +
+                          " (its domain columns: " + list.topology.LevelNames() +
+                          "); accepted: a level its lines give as " + a.domain + "=NAME");
+  }
+  return level;
+}
+
+// The strategy's parameters from the flags given; a flag of another
+// strategy's parameter is refused, naming the strategy's own.
+Params StrategyParams(const CLI::App* cmd, const AlgorithmOptions& a, const ReplicaStrategy& s,
+                      size_t live) {
+  Params p;
+  for (const auto& [param, text] : a.strategy_given) {
+    if (cmd->count(FlagOf(param)) == 0) continue;
+    const auto ps = std::find_if(s.params.begin(), s.params.end(),
+                                 [&](const ParamSpec& q) { return q.name == param; });
+    if (ps == s.params.end()) {
+      std::string own;
+      for (const ParamSpec& q : s.params) own += (own.empty() ? "" : ", ") + FlagOf(q.name);
+      throw sim::UsageError(FlagOf(param) + ": strategy " + std::string(s.name) +
+                            " has no parameter '" + param +
+                            "'; its flags: " + (own.empty() ? "none" : own));
+    }
+    try {
+      const ParamValue v = ps->Parse(text, live);
+      ps->Check(s.name, v);
+      p.Set(param, v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError(FlagOf(param) + ": " + e.what());
+    }
+  }
+  return p;
+}
+
+void LocateReplicas(const CLI::App* cmd, const Algorithm& algo, const AlgorithmSpec& spec,
+                    const Hasher& hasher, const sim::ServerList& list, const AlgorithmOptions& a,
+                    const std::string& servers, const std::string& keys) {
+  const std::optional<DomainLevel> domain = DomainOption(a, list, servers);
   const ReplicaStrategy& strategy = StrategyFor(a, spec);
   const uint32_t k = ReplicaCount(a, algo.num_nodes());
+  const Params given = StrategyParams(cmd, a, strategy, algo.num_nodes());
   std::unique_ptr<ReplicaSelector> selector;
   try {
-    selector = strategy.Make(ReplicaInput{.algorithm = &algo, .k = k});
+    selector = strategy.Make(
+        ReplicaInput{.algorithm = &algo, .k = k, .topology = &list.topology, .domain = domain},
+        given);
   } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
     throw sim::UsageError(std::string("--replicas: ") + e.what());
   }
@@ -311,7 +384,7 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
   }
   RemoveServers(*algo, list, a, o.servers);
   if (!a.replicas.empty()) {
-    return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, keys);
+    return LocateReplicas(cmd, *algo, GetAlgorithm(a.name), *hasher, list, a, o.servers, keys);
   }
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
@@ -337,7 +410,8 @@ void AddLocateCommand(CLI::App& app) {
       "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
       "keys.txt\n"
-      "         chsim locate --servers servers.txt --replicas 3 keys.txt");
+      "         chsim locate --servers servers.txt --replicas 3 keys.txt\n"
+      "         chsim locate --servers racks.txt --replicas 3 --domain rack keys.txt");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -348,6 +422,14 @@ void AddLocateCommand(CLI::App& app) {
     CheckOptionMix(cmd, *algo);
     if (!algo->strategy.empty() && algo->replicas.empty()) {
       throw sim::UsageError("--strategy needs --replicas K");
+    }
+    if (!algo->domain.empty() && algo->replicas.empty()) {
+      throw sim::UsageError("--domain needs --replicas K");
+    }
+    for (const auto& [param, text] : algo->strategy_given) {
+      if (cmd->count(FlagOf(param)) > 0 && algo->replicas.empty()) {
+        throw sim::UsageError(FlagOf(param) + " needs --replicas K");
+      }
     }
     if (algo->name.empty() && !algo->replicas.empty()) {
       // The peer's ring is the one the ketama algorithm builds from the same

@@ -14,6 +14,14 @@ Usage: cli_replicas_test.py CHSIM TEST, TEST one of:
              or -w / ln(u) with weights, ties to the earlier server.
   salted     K distinct servers from jump over the salted hashes h, Mix64(Mix64(h) ^ s) for
              s = 1, 2, ..., a colliding draw drawn again, 50 draws per copy at most.
+  nts        Cassandra NetworkTopologyStrategy ported here from its source, both rack rules
+             (3.0+: acceptableRackRepeats; 2.x: skippedDcEndpoints), over `chsim ring`'s points
+             for servers in zones (datacenters, K split over them) and racks.
+  topk_domain  rendezvous over the racks (seed Mix64(xxh3("rack=NAME")), weight the sum of its
+             servers'), then over the servers of each, copies dealt round-robin in rank order.
+  choosek    ConsistentChooseK over jump by its recurrence S(k, n) = {M} u S(k-1, M),
+             M = max_{i<k} jump(h_i, n - i) + i, h_0 = h, h_i = Mix64(h + i gamma): the copies
+             in the order S(j) adds them.
   bad_input  refusals in one line with exit 2: K of 0, above the live servers, not a number; an
              unknown strategy (naming the accepted ones, from `chsim list --json`); a strategy
              that does not apply to the algorithm (naming those that do); --strategy without
@@ -25,9 +33,7 @@ import hashlib
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 import zlib
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -35,26 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "algorithms"))
 import cli_locate_reference as ref  # noqa: E402  (xxh3 over libxxhash, Mix64, jump, ring)
 
-CHSIM, TEST = sys.argv[1], sys.argv[2]
-FAILURES = []
-
-
-def fail(message):
-    FAILURES.append(message)
-    print("FAIL: " + message)
-
-
-def chsim(*args, stdin=None, expect=0):
-    p = subprocess.run([CHSIM, *map(str, args)], input=stdin, capture_output=True, timeout=300)
-    if p.returncode != expect:
-        fail(f"chsim {' '.join(map(str, args))}: exit {p.returncode}, expected {expect}: "
-             f"{p.stderr.decode().strip()}")
-    return p
-
-
-def lines(p):
-    out = p.stdout.split(b"\n")
-    return out[:-1] if out and out[-1] == b"" else out
+from cli_common import FAILURES, chsim, fail, lines, main, refused  # noqa: E402
 
 
 def write_servers(folder, name, entries):
@@ -204,16 +191,153 @@ def test_salted(folder):
         print(f"salted over jump, K={k}: {agree} of {len(want)} keys agree")
 
 
-def refused(args, *fragments):
-    p = chsim(*args, stdin=b"k\n", expect=2)
-    err = p.stderr.decode().strip()
-    if "\n" in err or not err:
-        fail(f"chsim {' '.join(map(str, args))}: refusal not one line: {err!r}")
-    for f in fragments:
-        if f not in err:
-            fail(f"chsim {' '.join(map(str, args))}: {err!r} does not say {f!r}")
-    if p.stdout:
-        fail(f"chsim {' '.join(map(str, args))}: refused but printed {p.stdout[:80]!r}")
+def ring_of(servers, profile):
+    ring = [line.decode().split("\t") for line in lines(chsim("ring", "--servers", servers,
+                                                              "--profile", profile))]
+    return [int(pt) for pt, _ in ring], [lab for _, lab in ring]
+
+
+def nts(points, owners, dc, rack, k, h, rule):
+    """NetworkTopologyStrategy.calculateNaturalReplicas for the K copies split over the zones
+    (datacenters, by first appearance), read from Cassandra's source: one walk for all."""
+    zones = list(dict.fromkeys(dc.values()))
+    rf = {z: k // len(zones) + (i < k % len(zones)) for i, z in enumerate(zones)}
+    nodes = {z: sum(1 for s in dc if dc[s] == z) for z in zones}
+    racks = {z: len({rack[s] for s in dc if dc[s] == z}) for z in zones}
+    n, start = len(points), bisect.bisect_left(points, h) % len(points)
+    out, left = [], {z: min(rf[z], nodes[z]) for z in zones}
+    repeats = {z: rf[z] - racks[z] for z in zones}  # 3.0+: acceptableRackRepeats
+    seen, skipped = set(), {z: [] for z in zones}   # 2.x: seenRacks, skippedDcEndpoints
+    for step in range(n):
+        if all(v == 0 for v in left.values()):
+            break
+        ep = owners[(start + step) % n]
+        z = dc[ep]
+        if left[z] == 0:
+            continue
+        new_rack = (z, rack[ep]) not in seen
+        if rule == "in_walk":
+            if new_rack:
+                seen.add((z, rack[ep]))
+            elif repeats[z] <= 0 or ep in out:
+                continue
+            else:
+                repeats[z] -= 1
+            out.append(ep)
+            left[z] -= 1
+            continue
+        if len({r for (d, r) in seen if d == z}) == racks[z]:
+            if ep not in out:
+                out.append(ep)
+                left[z] -= 1
+        elif not new_rack:
+            if ep not in skipped[z]:
+                skipped[z].append(ep)
+        else:
+            out.append(ep)
+            left[z] -= 1
+            seen.add((z, rack[ep]))
+            if len({r for (d, r) in seen if d == z}) == racks[z]:
+                for s in skipped[z]:
+                    if left[z] == 0:
+                        break
+                    if s not in out:
+                        out.append(s)
+                        left[z] -= 1
+    return out
+
+
+def test_nts(folder):
+    labels = [f"10.0.5.{i}:11211" for i in range(1, 26)]
+    # 2 zones; racks of unequal sizes, one zone with a single rack of 3 servers.
+    rack = {lab: (f"a{i % 3}" if i < 15 else f"b{i % 2}" if i < 22 else "c") for i, lab in
+            enumerate(labels)}
+    dc = {lab: "z1" if i < 15 else "z2" for i, lab in enumerate(labels)}
+    servers = write_servers(folder, "nts.txt", [(lab, f"rack={rack[lab]}", f"zone={dc[lab]}")
+                                                for lab in labels])
+    points, owners = ring_of(servers, "libmemcached")
+    zone_of_rack = {}
+    for lab in labels:
+        zone_of_rack.setdefault(rack[lab], dc[lab])
+    agree, by_rule = 0, {}
+    for rule in ("in_walk", "after_racks"):
+        for k in (2, 3, 5, 8):
+            want = replica_lines(KEYS, [
+                nts(points, owners, dc, rack, k,
+                    int.from_bytes(hashlib.md5(key).digest()[:4], "little"), rule)
+                for key in KEYS], {lab: lab for lab in labels})
+            by_rule[rule, k] = want
+            got = lines(chsim("locate", "--servers", servers, "--profile", "libmemcached",
+                              "--replicas", k, "--strategy", "nts", "--rack-rule", rule, "-",
+                              stdin=KEYS_TEXT))
+            agree += compare(f"nts {rule}, K={k}", got, want)
+    if by_rule["in_walk", 8] == by_rule["after_racks", 8]:
+        fail("nts: the two rack rules order no key's copies differently: the test shows nothing")
+    print(f"nts: {agree} key sets agree with the Python port of NetworkTopologyStrategy")
+
+
+def topk_domain(key, labels, rack, k):
+    mixed = ref.mix64(ref.xxh3(key))
+    racks = list(dict.fromkeys(rack[lab] for lab in labels))
+    members = {r: [i for i, lab in enumerate(labels) if rack[lab] == r] for r in racks}
+    score = {r: -len(members[r]) / math.log(ref.unit_open(ref.mix64(
+        mixed ^ ref.mix64(ref.xxh3(f"rack={r}".encode()))))) for r in racks}
+    ranked = sorted(range(len(racks)), key=lambda d: (-score[racks[d]], d))
+    chosen = [racks[d] for d in ranked[:min(k, len(racks))]]
+    count = {r: 0 for r in chosen}
+    dealt = 0
+    while dealt < k:
+        for r in chosen:
+            if dealt < k and count[r] < len(members[r]):
+                count[r] += 1
+                dealt += 1
+    best = {r: sorted(members[r], key=lambda i: (-ref.mix64(mixed ^ ref.seed(labels[i])), i))
+            [:count[r]] for r in chosen}
+    out = []
+    for j in range(k):
+        out += [best[r][j] for r in chosen if j < count[r]]
+    return out[:k]
+
+
+def test_topk_domain(folder):
+    labels = [f"10.0.6.{i}:11211" for i in range(1, 21)]
+    rack = {lab: f"r{i % 3 if i < 17 else 3}" for i, lab in enumerate(labels)}
+    servers = write_servers(folder, "racks.txt", [(lab, f"rack={rack[lab]}") for lab in labels])
+    agree = 0
+    for k in (1, 3, 4, 7):
+        want = replica_lines(KEYS, [topk_domain(key, labels, rack, k) for key in KEYS], labels)
+        got = lines(chsim("locate", "--servers", servers, "--algorithm", "rendezvous",
+                          "--replicas", k, "--strategy", "topk", "--domain", "rack", "-",
+                          stdin=KEYS_TEXT))
+        agree += compare(f"topk --domain rack, K={k}", got, want)
+    print(f"topk_domain: {agree} key sets agree with the Python two-level rendezvous")
+
+
+def choosek_set(h, k, n):
+    if k == 0:
+        return set()
+    m = max(ref.jump(h if i == 0 else ref.mix64((h + i * 0x9E3779B97F4A7C15) & ref.M64),
+                     n - i) + i for i in range(k))
+    return choosek_set(h, k - 1, m) | {m}
+
+
+def test_choosek(folder):
+    labels = [f"10.0.7.{i}:11211" for i in range(1, 38)]
+    servers = write_servers(folder, "c.txt", [(lab,) for lab in labels])
+    agree = 0
+    for k in (1, 3, 6):
+        sets = []
+        for key in KEYS:
+            h, order, before = ref.xxh3(key), [], set()
+            for j in range(1, k + 1):
+                now = choosek_set(h, j, len(labels))
+                order += sorted(now - before)
+                before = now
+            sets.append(order)
+        got = lines(chsim("locate", "--servers", servers, "--algorithm", "jump", "--replicas", k,
+                          "--strategy", "choosek", "-", stdin=KEYS_TEXT))
+        agree += compare(f"choosek over jump, K={k}", got, replica_lines(KEYS, sets, labels))
+    print(f"choosek: {agree} key sets agree with the recurrence")
 
 
 def test_bad_input(folder):
@@ -247,15 +371,6 @@ def test_bad_input(folder):
           "each in one line with exit 2")
 
 
-def main():
-    tests = {"walk": test_walk, "topk": test_topk, "salted": test_salted,
-             "bad_input": test_bad_input}
-    if TEST not in tests:
-        sys.exit(f"unknown test {TEST!r}; accepted: {', '.join(tests)}")
-    with tempfile.TemporaryDirectory() as folder:
-        tests[TEST](folder)
-    sys.exit(1 if FAILURES else 0)
-
-
 if __name__ == "__main__":
-    main()
+    main({"walk": test_walk, "topk": test_topk, "salted": test_salted, "nts": test_nts,
+          "topk_domain": test_topk_domain, "choosek": test_choosek, "bad_input": test_bad_input})

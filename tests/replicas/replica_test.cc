@@ -12,6 +12,14 @@
 //    unless it may answer short, the first being Locate's answer where the
 //    spec says so; and every minimal strategy, when node X leaves, changes
 //    the replica set of exactly the keys that had a copy on X;
+//  - choosek against the recurrence of ConsistentChooseK written here
+//    (S(k, n) = {M(k, n)} u S(k-1, M(k, n)), M(k, n) = max_{i<k} jump_i(key,
+//    n-i) + i), its copies in the order S(j) adds them, over removed buckets
+//    the ranking's first working ones; and on an add, exactly one member
+//    changes, for k/(n+1) of the keys within a binomial bound;
+//  - nts with one zone and rack_rule after_racks against the walk with
+//    domains (both are that port's order); the copyset baselines' counts of
+//    copysets and scatter widths;
 //  - the refusals: K of 0, above the nodes and above kMaxReplicas, domains
 //    where the strategy has no domain rule or do not cover the nodes, a
 //    strategy for an algorithm it does not apply to.
@@ -27,6 +35,7 @@
 #include <tuple>
 #include <vector>
 
+#include "chsim/algorithms/jump.h"
 #include "chsim/rendezvous.h"
 #include "chsim/ring.h"
 #include "chsim/splitmix.h"
@@ -94,19 +103,40 @@ class FixedRing final : public Algorithm {
   Ring ring_;
 };
 
-std::unique_ptr<ReplicaSelector> Walk(const Algorithm& a, uint32_t k,
-                                      std::span<const uint32_t> domains = {}) {
-  return GetReplicaStrategy("walk").make(ReplicaInput{&a, k, domains}, {});
+using Ids = std::vector<uint32_t>;
+
+// A topology of racks only: node i in rack "r<racks[i]>".
+Topology Racks(const Ids& racks) {
+  Topology t;
+  for (uint32_t r : racks) {
+    std::string name(1, 'r');  // not "r" + ...: GCC 12's -Wrestrict false positive
+    name += std::to_string(r);
+    t.Append({"", name, ""});
+  }
+  return t;
 }
 
-using Ids = std::vector<uint32_t>;
+// The walk, its copies spread over `racks` when given.
+class Walk {
+ public:
+  Walk(const Algorithm& a, uint32_t k, const Ids& racks = {}) : topology_(Racks(racks)) {
+    ReplicaInput in{&a, k};
+    if (!racks.empty()) in = {&a, k, &topology_, DomainLevel::kRack};
+    selector_ = GetReplicaStrategy("walk").make(in, {});
+  }
+  const ReplicaSelector& operator*() const { return *selector_; }
+
+ private:
+  Topology topology_;
+  std::unique_ptr<ReplicaSelector> selector_;
+};
 
 // Ring 100 A, 110 A, 200 B, 210 B, 300 C, 310 C (A, B, C = ids 0, 1, 2).
 TEST(ReplicaWalk, TinyGoldenRing) {
   FixedRing r({"100", "200", "300"}, 2);
   ASSERT_EQ(Ids(r.ring().points().begin(), r.ring().points().end()),
             (Ids{100, 110, 200, 210, 300, 310}));
-  auto w3 = Walk(r, 3), w2 = Walk(r, 2), w1 = Walk(r, 1);
+  Walk w3(r, 3), w2(r, 2), w1(r, 1);
   EXPECT_EQ(SelectAll(*w3, 0), (Ids{0, 1, 2}));           // before the first point
   EXPECT_EQ(SelectAll(*w3, 100), (Ids{0, 1, 2}));         // exactly a point
   EXPECT_EQ(SelectAll(*w3, 101), (Ids{0, 1, 2}));         // A's second point
@@ -125,7 +155,7 @@ TEST(ReplicaWalk, TinyGoldenRing) {
 TEST(ReplicaWalk, TinyGoldenRingWithDomains) {
   FixedRing r({"100", "200", "300", "400"}, 2);
   const Ids racks = {0, 0, 1, 1};
-  auto w2 = Walk(r, 2, racks), w3 = Walk(r, 3, racks), w4 = Walk(r, 4, racks);
+  Walk w2(r, 2, racks), w3(r, 3, racks), w4(r, 4, racks);
   EXPECT_EQ(SelectAll(*w2, 0), (Ids{0, 2}));    // A, B skipped (rack 0), C
   EXPECT_EQ(SelectAll(*w2, 205), (Ids{1, 2}));  // B, C
   EXPECT_EQ(SelectAll(*w2, 305), (Ids{2, 0}));  // C, D skipped (rack 1), wrap to A
@@ -181,7 +211,7 @@ TEST(ReplicaWalk, DomainsFollowNetworkTopologyStrategyOrder) {
                           Ids{5, 5, 5, 5, 9, 9, 9, 9, 9, 9, 9, 9}}) {
     const size_t racks = std::set<uint32_t>(rack.begin(), rack.end()).size();
     for (uint32_t k : {1u, 2u, 3u, 4u, 6u, 12u}) {
-      auto w = Walk(*ring, k, rack);
+      Walk w(*ring, k, rack);
       size_t differ = 0;
       for (uint64_t h : Hashes(3000, k)) {
         const Ids got = SelectAll(*w, h);
@@ -349,7 +379,8 @@ TEST(ReplicaSalted, ShortOnlyAfterItsBound) {
   EXPECT_GT(short_one, 5000u * 80 / 100);
   EXPECT_EQ(short_many, 0u);  // (3/4)^1000 per key
   const Ids racks = {0, 0, 1, 1};
-  auto spread = salted.Make(ReplicaInput{jump.get(), 3, racks});
+  const Topology topology = Racks(racks);
+  auto spread = salted.Make(ReplicaInput{jump.get(), 3, &topology, DomainLevel::kRack});
   for (uint64_t h : Hashes(2000, 4)) {
     const Ids got = SelectAll(*spread, h);
     ASSERT_EQ(got.size(), 3u);
@@ -375,15 +406,22 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   EXPECT_EQ(Refusal(salted, {jump.get(), 257}), "replicas: at most 256 copies per key (found 257)");
   EXPECT_EQ(Refusal(topk, {hrw.get(), 6}),
             "replicas: 6 copies per key need 6 distinct nodes; 5 live");
-  const Ids five = {0, 1, 2, 3, 4}, four = {0, 1, 2, 3};
-  EXPECT_EQ(Refusal(topk, {hrw.get(), 2, five}),
-            "strategy topk does not place copies by failure domain; strategies that do: walk, "
-            "salted");
-  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, four}),
-            "replicas: no failure domain for node id 4 (4 given)");
+  const Topology five = Racks({0, 1, 2, 3, 4}), four = Racks({0, 1, 2, 3});
+  EXPECT_EQ(Refusal(GetReplicaStrategy("choosek"), {jump.get(), 2, &five, DomainLevel::kRack}),
+            "strategy choosek does not place copies by failure domain; strategies that do: walk, "
+            "nts, topk, salted");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &four, DomainLevel::kRack}),
+            "replicas: no rack for node id 4 (the topology describes 4 nodes)");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &five, DomainLevel::kZone}),
+            "replicas: copies spread over zones, but the nodes carry no zone; levels they "
+            "carry: rack");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, nullptr, DomainLevel::kHost}),
+            "replicas: copies spread over hosts, but the nodes carry no host; levels they "
+            "carry: none");
   const std::string not_for = Refusal(walk, {jump.get(), 3});
   EXPECT_NE(not_for.find("strategy walk does not apply to algorithm jump"), std::string::npos);
-  EXPECT_NE(not_for.find("strategies for jump: salted"), std::string::npos);
+  EXPECT_NE(not_for.find("strategies for jump: choosek, salted, random, copyset, mincopysets"),
+            std::string::npos);
   EXPECT_NE(Refusal(salted, {jump.get(), 2}, Params{{"tries", uint64_t{0}}}).find("tries"),
             std::string::npos);
   EXPECT_EQ(Refusal(salted, {jump.get(), 2}, Params{{"bound", uint64_t{3}}}),
@@ -391,6 +429,221 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   for (const std::string& m : {Refusal(salted, {jump.get(), 0}), not_for}) {
     EXPECT_EQ(m.find('\n'), std::string::npos);
   }
+}
+
+// --- choosek against ConsistentChooseK's recurrence, written here ----------
+
+// jump_i(key, m): the algorithm's range hash (the test's jump) at the rank's
+// own hash: the key hash for i = 0, Mix64(h + i * gamma) above.
+uint32_t RankJump(uint64_t h, uint32_t i, uint32_t m) {
+  const uint64_t hi = i == 0 ? h : Mix64(h + i * 0x9E3779B97F4A7C15ull);
+  return static_cast<uint32_t>(JumpConsistentHash(hi, static_cast<int32_t>(m)));
+}
+
+// S(k, n) by the recurrence, as a sorted set.
+std::set<uint32_t> ChooseKSet(uint64_t h, uint32_t k, uint32_t n) {
+  if (k == 0) return {};
+  uint32_t m = 0;
+  for (uint32_t i = 0; i < k; ++i) m = std::max(m, RankJump(h, i, n - i) + i);
+  std::set<uint32_t> s = ChooseKSet(h, k - 1, m);
+  s.insert(m);
+  return s;
+}
+
+// The ranking of [0, n): bucket j is the member S(j + 1, n) adds to S(j, n).
+Ids ChooseKRanking(uint64_t h, uint32_t depth, uint32_t n) {
+  Ids order;
+  std::set<uint32_t> before;
+  for (uint32_t j = 1; j <= depth; ++j) {
+    const std::set<uint32_t> now = ChooseKSet(h, j, n);
+    EXPECT_TRUE(std::includes(now.begin(), now.end(), before.begin(), before.end()))
+        << "S(" << j - 1 << ", " << n << ") is not inside S(" << j << ", " << n << ")";
+    for (uint32_t b : now) {
+      if (!before.contains(b)) order.push_back(b);
+    }
+    before = now;
+  }
+  return order;
+}
+
+TEST(ReplicaChooseK, FollowsTheRecurrenceOverJump) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  for (uint32_t n : {1u, 2u, 7u, 40u, 300u}) {
+    auto jump = MakeAlgorithm("jump", MakeNumberedNodes(n));
+    for (uint32_t k : {1u, 2u, 3u, 5u}) {
+      if (k > n) continue;
+      auto sel = choosek.Make(ReplicaInput{jump.get(), k});
+      for (uint64_t h : Hashes(400, n * 31 + k)) {
+        ASSERT_EQ(SelectAll(*sel, h), ChooseKRanking(h, k, n)) << "n " << n << ", k " << k;
+      }
+    }
+  }
+}
+
+// Over memento with buckets removed: the first k working buckets of the
+// ranking of [0, N), N the buckets ever used, each bucket's node.
+TEST(ReplicaChooseK, SkipsRemovedBuckets) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  for (const char* name : {"memento", "anchor", "dx"}) {
+    auto algo = MakeAlgorithm(name, MakeNumberedNodes(20));
+    for (uint32_t id : {3u, 17u, 4u, 11u, 0u}) algo->Remove(id);
+    BucketView view;
+    ASSERT_TRUE(algo->ViewBuckets(&view));
+    const uint32_t n = static_cast<uint32_t>(view.ids.size());
+    auto sel = choosek.Make(ReplicaInput{algo.get(), 4});
+    for (uint64_t h : Hashes(300, 5)) {
+      Ids want;
+      for (uint32_t b : ChooseKRanking(h, n, n)) {
+        if (view.ids[b] != BucketView::kNoNode && want.size() < 4) want.push_back(view.ids[b]);
+      }
+      ASSERT_EQ(SelectAll(*sel, h), want) << name;
+      for (uint32_t id : want) ASSERT_NE(id, 3u);
+    }
+  }
+}
+
+// n -> n + 1 changes exactly one member of k/(n+1) of the sets (ConsistentChooseK
+// property 4), within 5 binomial standard deviations.
+TEST(ReplicaChooseK, OneMemberChangesOnAnAdd) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  constexpr uint32_t kKeys = 40000;
+  for (const char* name : {"jump", "power", "binomial", "flip", "jumpback"}) {
+    for (uint32_t n : {5u, 60u}) {
+      auto algo = MakeAlgorithm(name, MakeNumberedNodes(n));
+      const uint32_t k = 3;
+      std::vector<Ids> before;
+      {
+        auto sel = choosek.Make(ReplicaInput{algo.get(), k});
+        for (uint64_t h : Hashes(kKeys, 77)) before.push_back(SelectAll(*sel, h));
+      }
+      algo->Add(MakeNumberedNodes(1, n)[0]);
+      auto sel = choosek.Make(ReplicaInput{algo.get(), k});
+      size_t changed = 0, i = 0;
+      for (uint64_t h : Hashes(kKeys, 77)) {
+        Ids a = before[i++], b = SelectAll(*sel, h);
+        std::sort(a.begin(), a.end());
+        std::sort(b.begin(), b.end());
+        if (a == b) continue;
+        ++changed;
+        Ids common;
+        std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(common));
+        ASSERT_EQ(common.size(), k - 1) << name << ": more than one member changed";
+        ASSERT_TRUE(std::find(b.begin(), b.end(), n) != b.end()) << "the new member is not new";
+      }
+      const double p = static_cast<double>(k) / (n + 1), mean = p * kKeys;
+      EXPECT_NEAR(static_cast<double>(changed), mean, 5 * std::sqrt(mean * (1 - p)))
+          << name << " n " << n;
+    }
+  }
+}
+
+// A bucket scheme of n ids whose range hash is jump and counts its calls.
+uint64_t g_range_calls = 0;
+uint32_t CountedJump(const void*, uint64_t key, uint32_t n) noexcept {
+  ++g_range_calls;
+  return static_cast<uint32_t>(JumpConsistentHash(key, static_cast<int32_t>(n)));
+}
+class CountingBuckets final : public Algorithm {
+ public:
+  explicit CountingBuckets(uint32_t n) : ids_(n) {
+    for (uint32_t i = 0; i < n; ++i) ids_[i] = i;
+  }
+  std::string_view name() const noexcept override { return "counting_buckets"; }
+  Capabilities capabilities() const noexcept override { return {}; }
+  uint32_t Locate(uint64_t h) const noexcept override {
+    return CountedJump(nullptr, h, static_cast<uint32_t>(ids_.size()));
+  }
+  size_t num_nodes() const noexcept override { return ids_.size(); }
+  std::vector<uint32_t> live_ids() const override { return ids_; }
+  uint32_t Add(const Node&) override { throw Unsupported("fixed"); }
+  void Remove(uint32_t) override { throw Unsupported("fixed"); }
+  size_t MemoryBytes() const noexcept override { return 0; }
+  bool ViewBuckets(BucketView* v) const noexcept override {
+    *v = BucketView{.ids = ids_, .range = &CountedJump};
+    return true;
+  }
+
+ private:
+  std::vector<uint32_t> ids_;
+};
+
+// The cost floor of choosek: M(k, n) alone takes k evaluations of the range
+// hash, and growing the ranking copy by copy re-evaluates the ranks that
+// held the maximum: at k = 3, between 3 and 3 + 3 per key (4.5 on average
+// at n = 100 and 1,000), each as dear as one lookup.
+TEST(ReplicaChooseK, RangeHashEvaluationsPerKey) {
+  const ReplicaStrategy& choosek = GetReplicaStrategy("choosek");
+  for (uint32_t n : {100u, 1000u}) {
+    CountingBuckets algo(n);
+    auto sel = choosek.make(ReplicaInput{&algo, 3}, {});
+    g_range_calls = 0;
+    const std::vector<uint64_t> keys = Hashes(20000, n);
+    for (uint64_t h : keys) SelectAll(*sel, h);
+    const double per_key = static_cast<double>(g_range_calls) / keys.size();
+    EXPECT_GE(per_key, 3.0);
+    EXPECT_LE(per_key, 6.0);
+    EXPECT_NEAR(per_key, 4.5, 0.1) << "n " << n;
+  }
+}
+
+// nts with one datacenter and the 2.x rack rule is the walk with domains
+// (NtsOneDatacenter above reads both from Cassandra's source).
+TEST(ReplicaNts, OneZoneAfterRacksIsTheWalkWithRacks) {
+  std::vector<Node> nodes = MakeNumberedNodes(12);
+  auto ring = MakeAlgorithm("ring", nodes, Params{{"points_per_node", uint64_t{8}}});
+  const Ids rack = {0, 1, 2, 0, 1, 2, 0, 0, 0, 0, 1, 1};
+  const Topology t = Racks(rack);
+  const ReplicaStrategy& nts = GetReplicaStrategy("nts");
+  for (uint32_t k : {1u, 2u, 3u, 5u, 12u}) {
+    Walk w(*ring, k, rack);
+    auto n = nts.Make({ring.get(), k, &t, DomainLevel::kRack}, {{"rack_rule", std::string("after_racks")}});
+    auto repeats = nts.Make({ring.get(), k, &t, DomainLevel::kRack});
+    for (uint64_t h : Hashes(2000, k)) {
+      const Ids got = SelectAll(*n, h), in_walk = SelectAll(*repeats, h);
+      ASSERT_EQ(got, SelectAll(*w, h)) << "k " << k;
+      ASSERT_EQ(std::set<uint32_t>(got.begin(), got.end()),
+                std::set<uint32_t>(in_walk.begin(), in_walk.end()))
+          << "the two rack rules differ in more than order";
+      ASSERT_EQ(got[0], in_walk[0]);
+    }
+  }
+}
+
+// Copyset Replication: every set is a copyset of the seeded permutations
+// (at most P ceil(N/k) of them, each node's scatter width at most P (k - 1));
+// mincopysets has ceil(N/k); random draws about min(keys, C(N, k)).
+TEST(ReplicaCopysets, CountsOfCopysetsAndScatterWidth) {
+  auto jump = MakeAlgorithm("jump", MakeNumberedNodes(30));
+  auto count = [&](const char* name, uint32_t k, const Params& p) {
+    auto sel = GetReplicaStrategy(name).Make(ReplicaInput{jump.get(), k}, p);
+    std::set<Ids> sets;
+    std::vector<std::set<uint32_t>> peers(30);
+    for (uint64_t h : Hashes(20000, 9)) {
+      Ids s = SelectAll(*sel, h);
+      EXPECT_EQ(s[0], jump->Locate(h));
+      for (uint32_t a : s) {
+        for (uint32_t b : s) {
+          if (a != b) peers[a].insert(b);
+        }
+      }
+      std::sort(s.begin(), s.end());
+      sets.insert(s);
+    }
+    size_t widest = 0;
+    for (const auto& p : peers) widest = std::max(widest, p.size());
+    return std::pair(sets.size(), widest);
+  };
+  EXPECT_EQ(count("mincopysets", 3, {}), std::pair(size_t{10}, size_t{2}));
+  const auto [copysets, width] = count("copyset", 3, {{"scatter_width", uint64_t{4}}});
+  EXPECT_LE(copysets, 20u);  // P = 2 permutations of 10 groups
+  EXPECT_GT(copysets, 10u);
+  EXPECT_LE(width, 4u);
+  EXPECT_GE(count("random", 3, {}).first, 3500u);  // C(30, 3) = 4060, 20000 keys
+  auto a = GetReplicaStrategy("copyset").Make(ReplicaInput{jump.get(), 3});
+  auto b = GetReplicaStrategy("copyset").Make(ReplicaInput{jump.get(), 3}, {{"seed", uint64_t{2}}});
+  size_t differ = 0;
+  for (uint64_t h : Hashes(1000, 4)) differ += SelectAll(*a, h) != SelectAll(*b, h);
+  EXPECT_GT(differ, 500u) << "the seed does not change the permutations";
 }
 
 }  // namespace

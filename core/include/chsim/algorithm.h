@@ -84,6 +84,26 @@ struct StructureViews {
   // Locate answers the highest rendezvous score (chsim/rendezvous.h), and
   // ViewRendezvous gives the seeds and weights it scores.
   bool rendezvous = false;
+  // Locate starts from a bucket in [0, N) of a consistent range hash, and
+  // ViewBuckets gives the bucket -> node map (BucketView): the range hashes
+  // (capabilities.range_hash) and the bucket schemes that route around
+  // removed buckets (anchor, memento, dx).
+  bool buckets = false;
+};
+
+// A bucket-based instance's buckets (Algorithm::ViewBuckets), for the
+// replica strategies that draw buckets themselves (choosek).
+struct BucketView {
+  static constexpr uint32_t kNoNode = UINT32_MAX;
+  // Bucket b's node id for b in [0, ids.size()), kNoNode on a bucket that
+  // does not work (removed, or never used).
+  std::span<const uint32_t> ids;
+  // The instance's own range hash: a bucket in [0, n) for (key hash, n),
+  // consistent in n (a key moves only to bucket n when n grows by one), or
+  // null when the instance has none of its own (anchor, memento, dx), and a
+  // strategy then uses jump (chsim/algorithms/jump.h).
+  uint32_t (*range)(const void* context, uint64_t key_hash, uint32_t n) noexcept = nullptr;
+  const void* context = nullptr;
 };
 
 class Algorithm {
@@ -130,11 +150,13 @@ class Algorithm {
   // weighted rings included.
   virtual double RingPointsPerNode() const noexcept { return 0; }
 
-  // The structure Locate reads, for specs whose StructureViews declare it:
+  // The structure Locate reads, for specs whose StructureViews declare it
+  // (ViewBuckets: buckets):
   // fills *view and returns true (else false, *view untouched). The view
   // points into the instance and holds until its next Add or Remove.
   virtual bool ViewRing(RingView* /*view*/) const noexcept { return false; }
   virtual bool ViewRendezvous(RendezvousView* /*view*/) const noexcept { return false; }
+  virtual bool ViewBuckets(BucketView* /*view*/) const noexcept { return false; }
 };
 
 // One step of an instance's life, as an admission check sees it: no instance,

@@ -104,6 +104,10 @@ class Anchor final : public AlgorithmBase {
     }
     return buckets_.IdAt(s.b);
   }
+  bool ViewBuckets(BucketView* view) const noexcept override {
+    *view = buckets_.View();
+    return true;
+  }
   size_t MemoryBytes() const noexcept override {
     return (A_.capacity() + K_.capacity() + L_.capacity() + W_.capacity()) * sizeof(uint32_t) +
            R_.MemoryBytes() + working_.MemoryBytes() + buckets_.MemoryBytes();
@@ -191,6 +195,7 @@ constinit const AlgorithmSpec kAnchorSpec{
         "Scalable Consistent Hash\", IEEE/ACM Transactions on Networking 2021",
     .year = 2021,
     .capabilities = kRemovalStackCapabilities,
+    .views = {.buckets = true},
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes =

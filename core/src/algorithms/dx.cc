@@ -61,6 +61,10 @@ class Dx final : public AlgorithmBase {
                    std::span<uint32_t> out) const noexcept override {
     LocateEach(*this, hashes, out);
   }
+  bool ViewBuckets(BucketView* view) const noexcept override {
+    *view = buckets_.View();
+    return true;
+  }
   size_t MemoryBytes() const noexcept override {
     return working_.MemoryBytes() + free_.MemoryBytes() + buckets_.MemoryBytes();
   }
@@ -110,6 +114,7 @@ constinit const AlgorithmSpec kDxSpec{
         "Sequence\", arXiv:2107.07930",
     .year = 2021,
     .capabilities = kRemovalStackCapabilities,
+    .views = {.buckets = true},
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes =

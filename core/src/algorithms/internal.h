@@ -359,6 +359,9 @@ class BucketMap {
   }
   // The node id on a working bucket. REQUIRES: the bucket is working.
   uint32_t IdAt(uint32_t bucket) const noexcept { return ids_.Id(bucket_id_.data(), bucket); }
+  // bucket -> node id (kNoNode when removed), up to the highest bucket used:
+  // the instance's BucketView, with jump as its range hash.
+  BucketView View() const noexcept { return BucketView{.ids = bucket_id_}; }
   size_t MemoryBytes() const noexcept {
     return (bucket_id_.capacity() + id_bucket_.capacity()) * sizeof(uint32_t);
   }

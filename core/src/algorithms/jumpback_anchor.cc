@@ -61,6 +61,10 @@ class JumpBackAnchor final : public AlgorithmBase {
                    std::span<uint32_t> out) const noexcept override {
     LocateEach(*this, hashes, out);
   }
+  bool ViewBuckets(BucketView* view) const noexcept override {
+    *view = buckets_.View();
+    return true;
+  }
   size_t MemoryBytes() const noexcept override {
     return pairs_.capacity() * sizeof(Pair) + removed_bits_.capacity() * sizeof(uint64_t) +
            removed_.capacity() * sizeof(uint32_t) + buckets_.MemoryBytes();
@@ -149,6 +153,7 @@ constinit const AlgorithmSpec kJumpBackAnchorSpec{
         "al., \"AnchorHash\", IEEE/ACM ToN 2021 and Ertl, \"JumpBackHash\", arXiv:2403.18682",
     .year = 2025,
     .capabilities = kRemovalStackCapabilities,
+    .views = {.buckets = true},
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes = [](const Params&, uint64_t n) { return 8.0 * static_cast<double>(n); },

@@ -2,7 +2,8 @@
 // LifoBuckets<Fn>: the Algorithm of a consistent range hash, a function
 // Fn(key, n) -> bucket in [0, n) that moves a key only to bucket n when n
 // grows by one (jump, power, flip, jumpback, binomial), and LifoSpec, the
-// registry fields such an algorithm shares.
+// registry fields such an algorithm shares (its ViewBuckets gives the
+// function at any n to the replica strategies, views.buckets).
 //
 // Buckets are the live nodes in id order (AlgorithmBase's ids_), so the set
 // can only grow or shrink at the end: Add appends a bucket, Remove accepts
@@ -66,6 +67,11 @@ class LifoBuckets final : public AlgorithmBase {
   }
   // The id map; the function has no state.
   size_t MemoryBytes() const noexcept override { return IdBytes(); }
+  // Bucket b holds ids_[b]; the range hash at any n is Fn(n) (MakeRangeHash).
+  bool ViewBuckets(BucketView* view) const noexcept override {
+    *view = BucketView{.ids = ids_, .range = &RangeAt, .context = &params()};
+    return true;
+  }
 
  private:
   // The new node is bucket n - 1; the removed one was bucket n (`index`).
@@ -78,6 +84,9 @@ class LifoBuckets final : public AlgorithmBase {
     Refit();
   }
   void Refit() noexcept { fn_ = MakeRangeHash<Fn>(static_cast<uint32_t>(ids_.size()), params()); }
+  static uint32_t RangeAt(const void* params, uint64_t key, uint32_t n) noexcept {
+    return MakeRangeHash<Fn>(n, *static_cast<const Params*>(params))(key);
+  }
 
   Fn fn_;                 // the range hash at n = ids_.size()
   BucketIds bucket_ids_;  // bucket b holds ids_[b]
@@ -97,6 +106,7 @@ inline constexpr ParamSpec kLifoParams[] = {kKeyHasherParam};
 // declared params must include it, or the spec does not compile), 4 bytes per
 // node.
 constexpr AlgorithmSpec LifoSpec(AlgorithmSpec s) {
+  s.views.buckets = true;
   s.capabilities = {.weights = false,
                     .arbitrary_removal = false,
                     .incremental = true,

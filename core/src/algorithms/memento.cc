@@ -127,6 +127,10 @@ class Memento final : public AlgorithmBase {
                    std::span<uint32_t> out) const noexcept override {
     LocateEach(*this, hashes, out);
   }
+  bool ViewBuckets(BucketView* view) const noexcept override {
+    *view = buckets_.View();
+    return true;
+  }
   size_t MemoryBytes() const noexcept override {
     return removed_.MemoryBytes() + buckets_.MemoryBytes();
   }
@@ -174,6 +178,7 @@ constinit const AlgorithmSpec kMementoSpec{
         "2024",
     .year = 2024,
     .capabilities = kRemovalStackCapabilities,
+    .views = {.buckets = true},
     .params = kParams,
     .balance_bound = 1,
     .memory_bytes = [](const Params&, uint64_t n) { return 8.0 * static_cast<double>(n) + 192; },

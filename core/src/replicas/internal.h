@@ -25,10 +25,12 @@ inline bool Holds(const uint32_t* out, uint32_t placed, uint32_t id) noexcept {
   return false;
 }
 
-// The failure-domain side of a selection: `domains[id]` per node id (empty:
-// none), and how many distinct domains the live nodes span.
+// The failure-domain side of a selection: the domain per node id at the
+// level asked (none: empty), and how many distinct domains the live nodes
+// span.
 class DomainRule {
  public:
+  explicit DomainRule(const ReplicaInput& in) : DomainRule(in.Domains(), *in.algorithm) {}
   DomainRule(std::span<const uint32_t> domains, const Algorithm& algorithm) : domains_(domains) {
     if (domains_.empty()) return;
     std::vector<uint32_t> seen;
@@ -52,6 +54,36 @@ class DomainRule {
   std::span<const uint32_t> domains_;
   uint32_t distinct_ = 0;
 };
+
+// Any algorithm whose Locate gives the primary (not stateful): salted and
+// the durability baselines.
+inline constexpr char kAnyLocateDoc[] =
+    "every algorithm whose Locate does not depend on the keys placed before";
+inline bool AnyLocate(const AlgorithmSpec& a) noexcept { return !a.capabilities.stateful; }
+// The Copysets paper's durability baselines (random, copyset, mincopysets):
+// `s` (name, summary, paper with its section, params, make) completed with
+// what they share: over any algorithm, the primary is Locate's, no domains,
+// not minimal, always k copies.
+constexpr ReplicaStrategy CopysetsBaseline(ReplicaStrategy s) {
+  s.year = 2013;
+  s.applies_doc = kAnyLocateDoc;
+  s.applies = AnyLocate;
+  s.minimal = false;
+  s.short_results = false;
+  s.first_is_locate = true;
+  return s;
+}
+inline constexpr ParamSpec kCopysetSeedParam{
+    .name = "seed",
+    .type = ParamType::kInteger,
+    .doc = "the seed of the random draws (permutations, or each key's secondaries)",
+    .default_number = 1,
+    .min = 0,
+    .max = 1e15,
+    .sweepable = true};
+// Copyset Replication over `permutations` seeded permutations (copyset.cc).
+std::unique_ptr<ReplicaSelector> MakeCopysets(const ReplicaInput& in, uint64_t permutations,
+                                              uint64_t seed);
 
 }  // namespace chsim::replicas_internal
 

@@ -32,10 +32,7 @@ namespace {
 class Salted final : public ReplicaSelector {
  public:
   Salted(const ReplicaInput& in, uint64_t tries)
-      : ReplicaSelector(in.k),
-        algorithm_(*in.algorithm),
-        domains_(in.domains, *in.algorithm),
-        tries_(tries) {}
+      : ReplicaSelector(in.k), algorithm_(*in.algorithm), domains_(in), tries_(tries) {}
 
   uint32_t Select(uint64_t key_hash, std::span<uint32_t> out) const noexcept override {
     const uint32_t k = this->k();
@@ -81,8 +78,8 @@ constinit const ReplicaStrategy kSaltedStrategy{
     .summary = "k lookups of salted key hashes, redrawn on collision; short after `tries`",
     .paper = "",
     .year = 0,
-    .applies_doc = "every algorithm whose Locate does not depend on the keys placed before",
-    .applies = [](const AlgorithmSpec& a) noexcept { return !a.capabilities.stateful; },
+    .applies_doc = kAnyLocateDoc,
+    .applies = AnyLocate,
     .domain_rule =
         "a draw into a domain holding a copy collides until min(k, D) copies are placed (D: the "
         "live nodes' domains); then only a node already chosen does",

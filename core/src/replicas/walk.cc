@@ -21,7 +21,8 @@
 // only the keys whose walk took that node change (without domains: the walk
 // is the same up to the removed node's points).
 //
-// Cost: one lookup, then one entry per step. When the nodes' points
+// Cost: one lookup, then one entry per step (SelectBatch: a chunk's lookups
+// first, overlapping their cache misses, then the walks). When the nodes' points
 // interleave at random, a step meets a node already chosen with probability
 // about (copies placed) / n, so k copies take about k steps for k << n. Each
 // pass visits every entry at most once.
@@ -36,19 +37,36 @@ namespace {
 
 class Walk final : public ReplicaSelector {
  public:
-  Walk(const ReplicaInput& in, RingView view)
-      : ReplicaSelector(in.k), view_(view), domains_(in.domains, *in.algorithm) {}
+  Walk(const ReplicaInput& in, RingView view) : ReplicaSelector(in.k), view_(view), domains_(in) {}
 
   uint32_t Select(uint64_t key_hash, std::span<uint32_t> out) const noexcept override {
-    const size_t start = view_.Start(key_hash);
+    return From(view_.Start(key_hash), out.data());
+  }
+  // The starts of a chunk of keys first (independent searches that overlap
+  // their cache misses, as Ring::LocateHashBatch does), then the walks, whose
+  // first entries those searches brought into the cache.
+  void SelectBatch(std::span<const uint64_t> hashes, std::span<uint32_t> out,
+                   std::span<uint32_t> counts) const noexcept override {
+    constexpr size_t kChunk = 256;
+    size_t start[kChunk];
     const uint32_t k = this->k();
-    uint32_t placed = 0;
-    const uint32_t spread = domains_.Spread(k);
-    if (spread > 0) placed = Pass<true>(start, out.data(), placed, spread);
-    return Pass<false>(start, out.data(), placed, k);
+    for (size_t base = 0; base < hashes.size(); base += kChunk) {
+      const size_t n = std::min(kChunk, hashes.size() - base);
+      for (size_t i = 0; i < n; ++i) start[i] = view_.Start(hashes[base + i]);
+      for (size_t i = 0; i < n; ++i) counts[base + i] = From(start[i], &out[(base + i) * k]);
+    }
   }
 
  private:
+  uint32_t From(size_t start, uint32_t* out) const noexcept {
+    const uint32_t k = this->k();
+    const uint32_t spread = domains_.Spread(k);
+    if (spread > 0) return Pass<false>(start, out, Pass<true>(start, out, 0, spread), k);
+    // The first entry's node is the primary: nothing to compare it with.
+    out[0] = view_.IdAt(start);
+    return Pass<false>(start + 1 == view_.ring->size() ? 0 : start + 1, out, 1, k);
+  }
+
   // Walks one full turn from `start`, appending nodes not yet held (and, when
   // kFreshDomain, in a domain that holds no copy) until `want` are placed.
   template <bool kFreshDomain>
