@@ -9,11 +9,11 @@
 //   LocateBatch          equals Locate on every key
 //   Determinism          two builds answer alike; LocateBatch split over two
 //                        threads equals one call
-//   Balance              over kNodes equal nodes (and weighted nodes, when
+//   Balance              over kKitNodes equal nodes (and weighted nodes, when
 //                        weights are declared), every node's load / expected
 //                        load <= balance_bound + kZ sigma_i (sampling error
-//                        of its expected share p_i with kKeys keys: sigma_i =
-//                        sqrt((1 - p_i) / (kKeys p_i))); exact shares, when
+//                        of its expected share p_i with kKitKeys keys: sigma_i =
+//                        sqrt((1 - p_i) / (kKitKeys p_i))); exact shares, when
 //                        declared, <= balance_bound exactly and equal to the
 //                        sampled shares within kZ of their sampling error
 //   Removal              any live node removable when declared, else exactly
@@ -62,8 +62,8 @@
 namespace chsim {
 namespace {
 
-constexpr size_t kNodes = 100;
-constexpr size_t kKeys = 200000;
+constexpr size_t kKitNodes = 100;
+constexpr size_t kKitKeys = 200000;
 constexpr double kZ = 5;
 
 using Violations = std::vector<std::string>;
@@ -99,7 +99,7 @@ std::string Name(const AlgorithmSpec& spec) { return std::string(spec.name); }
 
 Violations CheckLocateBatch(const AlgorithmSpec& spec) {
   Violations v;
-  auto a = spec.Make(MakeNumberedNodes(kNodes));
+  auto a = spec.Make(MakeNumberedNodes(kKitNodes));
   const auto keys = Keys(20000);
   std::vector<uint32_t> batch(keys.size());
   a->LocateBatch(keys, batch);
@@ -114,8 +114,8 @@ Violations CheckLocateBatch(const AlgorithmSpec& spec) {
 
 Violations CheckDeterminism(const AlgorithmSpec& spec) {
   Violations v;
-  auto a = spec.Make(MakeNumberedNodes(kNodes));
-  auto b = spec.Make(MakeNumberedNodes(kNodes));
+  auto a = spec.Make(MakeNumberedNodes(kKitNodes));
+  auto b = spec.Make(MakeNumberedNodes(kKitNodes));
   const auto keys = Keys(20000);
   if (Map(*a, keys) != Map(*b, keys)) v.push_back(Name(spec) + ": two builds answer differently");
   if (spec.capabilities.stateful) return v;
@@ -139,12 +139,12 @@ void CheckLoads(const AlgorithmSpec& spec, const std::vector<Node>& nodes, const
                 Violations& v) {
   auto a = spec.Make(nodes);
   std::vector<double> load(nodes.size(), 0);
-  for (uint32_t id : Map(*a, Keys(kKeys))) load[id] += 1;
+  for (uint32_t id : Map(*a, Keys(kKitKeys))) load[id] += 1;
   const double total_weight = static_cast<double>(TotalWeight(nodes));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const double p = nodes[i].weight / total_weight;
-    const double sigma = std::sqrt((1 - p) / (kKeys * p));
-    const double ratio = load[i] / (kKeys * p);
+    const double sigma = std::sqrt((1 - p) / (kKitKeys * p));
+    const double ratio = load[i] / (kKitKeys * p);
     if (ratio > spec.balance_bound + kZ * sigma) {
       v.push_back(Name(spec) + ", " + what + ": node " + std::to_string(i) + " has " +
                   std::to_string(ratio) + " x its expected load; declared bound " +
@@ -157,7 +157,7 @@ void CheckLoads(const AlgorithmSpec& spec, const std::vector<Node>& nodes, const
 
 // Exact shares: sum 1, within the bound, and what sampling finds.
 void CheckExactShares(const AlgorithmSpec& spec, Violations& v) {
-  const auto nodes = MakeNumberedNodes(kNodes);
+  const auto nodes = MakeNumberedNodes(kKitNodes);
   auto a = spec.Make(nodes);
   const std::optional<std::vector<double>> shares = a->StructuralShares();
   if (shares.has_value() != spec.capabilities.exact_shares) {
@@ -168,18 +168,18 @@ void CheckExactShares(const AlgorithmSpec& spec, Violations& v) {
   if (std::abs(std::accumulate(shares->begin(), shares->end(), 0.0) - 1) > 1e-9) {
     v.push_back(Name(spec) + ": structural shares do not sum to 1");
   }
-  std::vector<double> load(kNodes, 0);
-  for (uint32_t id : Map(*a, Keys(kKeys))) load[id] += 1;
-  for (size_t i = 0; i < kNodes; ++i) {
+  std::vector<double> load(kKitNodes, 0);
+  for (uint32_t id : Map(*a, Keys(kKitKeys))) load[id] += 1;
+  for (size_t i = 0; i < kKitNodes; ++i) {
     const double s = (*shares)[i];
-    if (s * kNodes > spec.balance_bound * (1 + 1e-12)) {
+    if (s * kKitNodes > spec.balance_bound * (1 + 1e-12)) {
       v.push_back(Name(spec) + ": node " + std::to_string(i) + " has exact share " +
-                  std::to_string(s * kNodes) + " x the mean, over the declared bound");
+                  std::to_string(s * kKitNodes) + " x the mean, over the declared bound");
       return;
     }
-    if (std::abs(load[i] / kKeys - s) > kZ * std::sqrt(s * (1 - s) / kKeys)) {
+    if (std::abs(load[i] / kKitKeys - s) > kZ * std::sqrt(s * (1 - s) / kKitKeys)) {
       v.push_back(Name(spec) + ": node " + std::to_string(i) + ": exact share " +
-                  std::to_string(s) + " but sampled " + std::to_string(load[i] / kKeys));
+                  std::to_string(s) + " but sampled " + std::to_string(load[i] / kKitKeys));
       return;
     }
   }
@@ -187,8 +187,8 @@ void CheckExactShares(const AlgorithmSpec& spec, Violations& v) {
 
 Violations CheckBalance(const AlgorithmSpec& spec) {
   Violations v;
-  CheckLoads(spec, MakeNumberedNodes(kNodes), "equal weights", v);
-  if (spec.capabilities.weights) CheckLoads(spec, WeightedNodes(kNodes), "weights 1-4", v);
+  CheckLoads(spec, MakeNumberedNodes(kKitNodes), "equal weights", v);
+  if (spec.capabilities.weights) CheckLoads(spec, WeightedNodes(kKitNodes), "weights 1-4", v);
   CheckExactShares(spec, v);
   return v;
 }
@@ -283,7 +283,7 @@ void CheckDisruptionOver(const AlgorithmSpec& spec, const std::vector<Node>& nod
   const uint32_t added_weight = weighted ? 3 : 1;
   auto a = spec.Make(nodes);
   if (weighted && !a->capabilities().minimal_disruption) return;
-  const auto keys = Keys(kKeys / 4);
+  const auto keys = Keys(kKitKeys / 4);
   const auto start = Map(*a, keys);
   Node extra = MakeNumberedNodes(1, 500)[0];
   extra.weight = added_weight;
@@ -315,30 +315,30 @@ void CheckDisruptionOver(const AlgorithmSpec& spec, const std::vector<Node>& nod
 Violations CheckMinimalDisruption(const AlgorithmSpec& spec) {
   Violations v;
   if (!spec.capabilities.minimal_disruption) return v;
-  CheckDisruptionOver(spec, MakeNumberedNodes(kNodes), false, Name(spec) + ", equal weights", v);
+  CheckDisruptionOver(spec, MakeNumberedNodes(kKitNodes), false, Name(spec) + ", equal weights", v);
   if (spec.capabilities.weights) {
-    CheckDisruptionOver(spec, WeightedNodes(kNodes), true, Name(spec) + ", weights 1-4", v);
+    CheckDisruptionOver(spec, WeightedNodes(kKitNodes), true, Name(spec) + ", weights 1-4", v);
   }
   return v;
 }
 
-// 10,000 random steps from kNodes nodes, each adding a node (a fresh label)
+// 10,000 random steps from kKitNodes nodes, each adding a node (a fresh label)
 // or removing a live one (any, when declared; else the most recently added),
-// the live count kept in [1, kNodes]. After every step, over 1,000 keys: no
+// the live count kept in [1, kKitNodes]. After every step, over 1,000 keys: no
 // key is on a dead node, and a key whose node survived moved only to the
 // node just added.
 Violations CheckRandomSteps(const AlgorithmSpec& spec) {
   Violations v;
   if (!spec.capabilities.minimal_disruption) return v;
   const auto keys = Keys(1000, 13);
-  auto a = spec.Make(MakeNumberedNodes(kNodes));
+  auto a = spec.Make(MakeNumberedNodes(kKitNodes));
   std::vector<uint32_t> prev = Map(*a, keys);
-  std::vector<bool> live(kNodes, true);
+  std::vector<bool> live(kKitNodes, true);
   SplitMix64 rng(17);
-  uint32_t next_label = kNodes;
+  uint32_t next_label = kKitNodes;
   for (int step = 0; step < 10000 && v.empty(); ++step) {
     const size_t n = a->num_nodes();
-    const bool add = n == 1 || (n < kNodes && rng.Below(2) == 0);
+    const bool add = n == 1 || (n < kKitNodes && rng.Below(2) == 0);
     uint32_t changed;
     if (add) {
       changed = a->Add(MakeNumberedNodes(1, next_label++)[0]);
@@ -352,12 +352,13 @@ Violations CheckRandomSteps(const AlgorithmSpec& spec) {
     }
     const std::vector<uint32_t> cur = Map(*a, keys);
     for (size_t i = 0; i < keys.size() && v.empty(); ++i) {
-      const std::string at =
-          Name(spec) + " step " + std::to_string(step) + ": key " + std::to_string(i);
-      if (cur[i] >= live.size() || !live[cur[i]]) v.push_back(at + " is on a dead node");
+      const auto at = [&] {
+        return Name(spec) + " step " + std::to_string(step) + ": key " + std::to_string(i);
+      };
+      if (cur[i] >= live.size() || !live[cur[i]]) v.push_back(at() + " is on a dead node");
       if (live[prev[i]] && cur[i] != prev[i] && !(add && cur[i] == changed)) {
-        v.push_back(at + " moved " + std::to_string(prev[i]) + " -> " + std::to_string(cur[i]) +
-                    " between survivors");
+        v.push_back(at() + " moved " + std::to_string(prev[i]) + " -> " +
+                    std::to_string(cur[i]) + " between survivors");
       }
     }
     prev = cur;
@@ -376,11 +377,11 @@ std::vector<std::string> LabelMap(Algorithm& a, const std::vector<uint64_t>& key
 Violations CheckHistoryFree(const AlgorithmSpec& spec) {
   Violations v;
   if (!spec.capabilities.history_free) return v;
-  const auto nodes = MakeNumberedNodes(kNodes);
+  const auto nodes = MakeNumberedNodes(kKitNodes);
   auto a = spec.Make(nodes);
   std::vector<std::string> label_of;
   for (const Node& n : nodes) label_of.push_back(n.label);
-  const auto keys = Keys(kKeys / 4);
+  const auto keys = Keys(kKitKeys / 4);
   const auto start = LabelMap(*a, keys, label_of);
   std::vector<uint32_t> failed = {3, 14, 15, 92, 65, 35, 89, 79, 32, 38};
   for (uint32_t id : failed) a->Remove(id);
@@ -404,7 +405,7 @@ Violations CheckHistoryFree(const AlgorithmSpec& spec) {
 Violations CheckRangeHash(const AlgorithmSpec& spec) {
   Violations v;
   if (!spec.capabilities.range_hash) return v;
-  const auto nodes = MakeNumberedNodes(kNodes);
+  const auto nodes = MakeNumberedNodes(kKitNodes);
   std::vector<Node> renamed = nodes;
   for (Node& n : renamed) {
     n.label = "elsewhere-" + n.label;
@@ -426,7 +427,7 @@ Violations CheckRangeHash(const AlgorithmSpec& spec) {
 Violations CheckStateless(const AlgorithmSpec& spec) {
   Violations v;
   if (spec.capabilities.stateful) return v;
-  auto a = spec.Make(MakeNumberedNodes(kNodes));
+  auto a = spec.Make(MakeNumberedNodes(kKitNodes));
   for (uint64_t k : Keys(5000)) {
     const uint32_t located = a->Locate(k);
     if (a->Assign(k) != located || a->Locate(k) != located) {
@@ -539,7 +540,7 @@ std::vector<ParamValue> Alternatives(const ParamSpec& p, const ParamValue& curre
     for (uint64_t x = d + 1, found = 0; found < 3 && x <= p.max && x < d + 1000; ++x) {
       if (!p.rule || p.rule(x)) out.push_back(x), ++found;
     }
-    for (uint64_t x : {uint64_t{kNodes}, uint64_t{2 * kNodes}, d / 2}) out.push_back(x);
+    for (uint64_t x : {uint64_t{kKitNodes}, uint64_t{2 * kKitNodes}, d / 2}) out.push_back(x);
   }
   out.erase(std::remove(out.begin(), out.end(), current), out.end());
   return out;
@@ -555,7 +556,7 @@ struct Footprint {
 
 std::optional<Footprint> FootprintOf(const AlgorithmSpec& spec, const Params& given) {
   try {
-    auto a = spec.Make(MakeNumberedNodes(kNodes), given);
+    auto a = spec.Make(MakeNumberedNodes(kKitNodes), given);
     return Footprint{Map(*a, Keys(20000)), std::string(spec.KeyHasher(spec.Resolve(given))),
                      a->MemoryBytes()};
   } catch (const std::invalid_argument&) {  // not admitted with these values

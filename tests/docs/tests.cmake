@@ -18,6 +18,7 @@ add_executable(chsim_docs_tests ${CMAKE_CURRENT_SOURCE_DIR}/algorithms/conforman
                                 ${CMAKE_CURRENT_SOURCE_DIR}/docs/readme_workload_test.cc
                                 ${_ex_sources})
 target_compile_definitions(chsim_docs_tests PRIVATE CHSIM_CONFORMANCE_EXAMPLE=kTwoChoicesSpec)
+chsim_test_program(chsim_docs_tests)
 target_include_directories(chsim_docs_tests PRIVATE ${PROJECT_SOURCE_DIR}/core/src/algorithms
                                                     ${CMAKE_CURRENT_SOURCE_DIR}/algorithms)
 target_link_libraries(chsim_docs_tests PRIVATE chsim_sim chsim::core GTest::gtest_main

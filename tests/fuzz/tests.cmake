@@ -11,6 +11,7 @@ foreach(src ${chsim_fuzz_sources})
   string(REPLACE "fuzz_" "" corpus ${target})
   add_executable(${target}_replay ${src} ${CMAKE_CURRENT_LIST_DIR}/replay_main.cc)
   target_link_libraries(${target}_replay PRIVATE chsim_sim chsim::core chsim_warnings)
+  chsim_test_program(${target}_replay)
   # Every committed input must be replayed: the count at configure time is the floor.
   file(GLOB_RECURSE corpus_files CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/corpus/${corpus}/*)
   list(LENGTH corpus_files corpus_count)

@@ -24,6 +24,7 @@ if(NOT CHSIM_SANITIZER_RUN)  # minutes x 3-15 under a sanitizer; the release run
   add_executable(chsim_scale_tests ${CMAKE_CURRENT_LIST_DIR}/scale_test.cc)
   target_link_libraries(chsim_scale_tests PRIVATE chsim_sim chsim::core GTest::gtest_main
                                                   chsim_warnings)
+  chsim_test_program(chsim_scale_tests)
   add_test(NAME chsim_scale_tests COMMAND chsim_scale_tests)
   set_tests_properties(chsim_scale_tests PROPERTIES LABELS "scale;slow" TIMEOUT ${CHSIM_HANG_LONG_S})
 endif()
