@@ -263,6 +263,51 @@ void ReadCache(const JsonReader& root, const Json& v, Scenario* s) {
   cs.recovery_epsilon = c["recovery_epsilon"].get<double>();
 }
 
+// The "replication" request (docs/replicas.md): required with the replicas
+// metric, allowed with throughput (which then times the replica sets).
+void ReadReplication(const JsonReader& root, const Json& v, Scenario* s) {
+  ReplicationSettings& rs = s->replication;
+  const bool wanted = s->Selects("replicas") || s->Selects("throughput");
+  if (!v.contains("replication")) {
+    if (s->Selects("replicas")) {
+      root.Require("replication",
+                   "the copies per key the replicas metric measures, e.g. "
+                   "{\"factor\": 3}");
+    }
+    return;
+  }
+  if (!wanted) {
+    root.At("replication")
+        .FailMessage(
+            "a replication request without a metric that reads it; accepted: \"replicas\" or "
+            "\"throughput\" in \"metrics\" with it");
+  }
+  const Json& r = v["replication"];
+  const JsonReader given = root.At("replication");
+  rs.given = true;
+  rs.factors = Values<uint32_t>(r["factor"]);
+  rs.factor_swept = given.At("factor").value().is_array();
+  if (r.contains("strategy")) {
+    const Json& g = given.At("strategy").value();
+    rs.strategy_swept = g.is_array() || g == "all";
+    for (const Json& name : r["strategy"]) {
+      if (name == "all") {
+        for (const ReplicaStrategy* st : AllReplicaStrategies()) rs.strategies.push_back(st);
+      } else {
+        rs.strategies.push_back(FindReplicaStrategy(name.get<std::string>()));
+      }
+    }
+  }
+  if (r.contains("domain")) {
+    rs.domain = r["domain"].get<std::string>();
+    given.At("domain").FailMessage("found \"" + rs.domain +
+                                   "\", but the nodes carry no failure domains; accepted: a "
+                                   "domain level the nodes carry");
+  }
+  rs.failed = r["failed"].get<double>();
+  rs.failure_sets = r["failure_sets"].get<uint32_t>();
+}
+
 // "at" places events on the request stream the cache metric replays: all of
 // them or none, and only with that metric; in stream order.
 void CheckEventPlacement(const JsonReader& root, const Scenario& s) {
@@ -433,9 +478,15 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
     } else if (k < first_cache) {
       fields[all[k]->key] = v;
       if (all[k]->swept) c->axes["workload." + all[k]->key] = v;
-    } else {
+    } else if (all[k]->key == "policy") {
       c->cache_policy = *FindCachePolicy(v.get<std::string>());
       if (all[k]->swept) c->axes["cache." + all[k]->key] = v;
+    } else if (all[k]->key == "strategy") {
+      c->replica_strategy = FindReplicaStrategy(v.get<std::string>());
+      c->axes["replication.strategy"] = v;
+    } else {
+      c->replicas = v.get<uint32_t>();
+      c->axes["replication.factor"] = v;
     }
   }
   c->workload = CaseWorkload(x, fields);
@@ -450,6 +501,52 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
   c->workload_shown = Json{{"type", x.workload.spec->name}};
   c->compiled_pattern = CasePattern(x, c->pattern);
   return params;
+}
+
+// The replication axes of one algorithm entry: the strategies asked (a list
+// or "all": those that apply; none named: the first that applies) and the
+// factors.
+struct ReplicationAxes {
+  SweepAxis strategy{"strategy", {}, true};
+  SweepAxis factor{"factor", {}, true};
+};
+
+ReplicationAxes ReplicationAxesFor(const ReplicationSettings& rs, const AlgorithmSpec& spec) {
+  ReplicationAxes axes;
+  for (uint32_t k : rs.factors) axes.factor.values.push_back(k);
+  std::vector<const ReplicaStrategy*> names = rs.strategies;
+  if (names.empty()) {
+    const std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+    if (!fit.empty()) names.push_back(fit.front());
+  }
+  for (const ReplicaStrategy* st : names) {
+    const Json name = std::string(st->name);
+    if (st->AppliesTo(spec) && std::find(axes.strategy.values.begin(), axes.strategy.values.end(),
+                                         name) == axes.strategy.values.end()) {
+      axes.strategy.values.push_back(name);
+    }
+  }
+  return axes;
+}
+
+// No strategy asked applies to the entry's algorithm: refused, naming those
+// that do.
+[[noreturn]] void FailNoStrategy(Expansion& x, const AlgorithmSpec& spec, const JsonReader& a) {
+  std::string fit, asked;
+  for (const ReplicaStrategy* st : ReplicaStrategiesFor(spec))
+    fit += (fit.empty() ? "" : ", ") + std::string(st->name);
+  const std::vector<const ReplicaStrategy*>& named = x.s->replication.strategies;
+  for (const ReplicaStrategy* st : named)
+    asked += (asked.empty() ? "" : ", ") + std::string(st->name);
+  const std::string what =
+      named.empty() ? "no replica strategy applies to"
+      : named.size() == 1
+          ? "strategy " + asked + " (/replication/strategy) does not apply to"
+          : "none of the strategies " + asked + " (/replication/strategy) applies to";
+  const std::string needs =
+      named.size() == 1 ? " (it needs " + std::string(named[0]->applies_doc) + ")" : "";
+  a.FailMessage(what + " algorithm " + std::string(spec.name) + needs + "; strategies for " +
+                std::string(spec.name) + ": " + (fit.empty() ? "none" : fit));
 }
 
 void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a) {
@@ -468,6 +565,12 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   SweepAxis policy{"policy", {}, s.cache_settings.policy_swept};
   for (CachePolicy p : s.cache_settings.policies) policy.values.push_back(CachePolicyName(p));
   if (s.Needs(&GroupPasses::replay)) all.push_back(&policy);
+  const ReplicationAxes replication = ReplicationAxesFor(s.replication, *entry.spec);
+  if (s.replication.given) {
+    if (replication.strategy.values.empty()) FailNoStrategy(x, *entry.spec, a);
+    all.push_back(&replication.strategy);
+    all.push_back(&replication.factor);
+  }
   uint64_t product = 1;  // refuse an absurd sweep before expanding it
   for (const SweepAxis* axis : all)
     product = std::min(product * axis->values.size(), kMaxCases + 1);
@@ -613,6 +716,10 @@ Json Resolved(const Scenario& s, const Json& doc) {
   for (const MetricGroup* g : s.groups) metrics.push_back(g->name);
   r["metrics"] = metrics;
   if (s.Needs(&GroupPasses::replay)) r["cache"] = ResolvedCache(s.cache_settings, doc["cache"]);
+  if (s.replication.given) {
+    r["replication"]["failed"] = s.replication.failed;
+    r["replication"]["failure_sets"] = s.replication.failure_sets;
+  }
   r["epsilon"] = s.epsilon;
   r["on_unsupported"] = s.on_unsupported == OnUnsupported::kError  ? "error"
                         : s.on_unsupported == OnUnsupported::kSkip ? "skip"
@@ -637,6 +744,7 @@ Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
   ReadEvents(root, v["events"], &s);
   ReadOptions(v, &s);
   ReadCache(root, v, &s);
+  ReadReplication(root, v, &s);
   CheckEventPlacement(root, s);
   ReadAlgorithms(root, x);
   CheckCacheWorkload(root, s);

@@ -714,21 +714,6 @@ class ParamTuner {
 
 }  // namespace
 
-void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi) {
-  if (m == 0) {
-    *lo = 0;
-    *hi = 1;
-    return;
-  }
-  // Wilson (1927) score interval, z = 1.96 (95%).
-  const double z = 1.959963984540054, p = double(k) / m, z2 = z * z;
-  const double denom = 1 + z2 / m;
-  const double center = (p + z2 / (2 * m)) / denom;
-  const double half = z * std::sqrt(p * (1 - p) / m + z2 / (4.0 * m * m)) / denom;
-  *lo = std::max(0.0, center - half);
-  *hi = std::min(1.0, center + half);
-}
-
 double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node) {
   // Per-node probability needed so that all n stay under the target.
   const double per_node = std::pow(confidence, 1.0 / n);

@@ -51,6 +51,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/node.h"
 #include "chsim/profile.h"
+#include "sim/base/stats.h"  // WilsonInterval
 
 namespace chsim::sim {
 
@@ -143,9 +144,6 @@ TuneResult Tune(const TuneRequest& request, const TuneProgress& progress = {});
 
 // Analytic least v (continuous) for n equal nodes; +inf when unreachable.
 double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node = 0);
-
-// Wilson score interval for k successes in m trials at z = 1.96.
-void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi);
 
 }  // namespace chsim::sim
 
