@@ -52,6 +52,8 @@ class CopysetTable {
   void Merge(const CopysetTable& other);
   // The keys of copyset `ids` (ascending), 0 when none.
   uint64_t Find(std::span<const uint32_t> ids) const noexcept;
+  // The hash Find and Add place `ids` by (a filter in front of Find may use it).
+  static uint64_t Hash(std::span<const uint32_t> ids) noexcept;
   // Distinct copysets.
   size_t size() const noexcept { return used_; }
   uint64_t keys() const noexcept { return keys_; }
