@@ -276,8 +276,11 @@ def _replica_rows(R: dict) -> pd.DataFrame:
     S = S[S["metric"].astype(str).str.startswith("replicas.")] if len(S) else S
     if S.empty:
         return S
+    dom = S["case_id"].str.extract(r"/replication\.domain=([^/]+)")[0]
+    strategy = S["case_id"].str.extract(r"/replication\.strategy=([^/]+)")[0]
     S = S.assign(label=case_label(S),
-                 strategy=S["case_id"].str.extract(r"/replication\.strategy=([^/]+)")[0],
+                 strategy=strategy.where(dom.isna() | (dom == "none"),
+                                         strategy + " over " + dom.fillna("") + "s"),
                  factor=pd.to_numeric(S["case_id"].str.extract(r"/replication\.factor=([^/]+)")[0],
                                       errors="coerce"))
     return S[S["strategy"].notna() & S["factor"].notna()]

@@ -35,36 +35,42 @@ void CheckStep(const Scenario& s, const CaseSpec& c, const Deployment& d,
     throw UsageError(head + std::to_string(d.num_live()) +
                      " live nodes; accepted: at most the live nodes at every step");
   }
-  if (domains.empty() || c.replica_strategy->short_results) return;
+  if (!c.replica_domain || c.replica_strategy->short_results) return;
   const uint32_t live = Distinct(domains, d);
+  const std::string plural(DomainLevelPlural(*c.replica_domain));
   if (c.replicas > live) {
-    throw UsageError(head + std::to_string(live) + " live " + s.replication.domain +
-                     " domains and strategy " + std::string(c.replica_strategy->name) +
-                     " cannot answer short; accepted: at most the live " + s.replication.domain +
-                     " domains at every step");
+    throw UsageError(head + std::to_string(live) + " live " + plural + " and strategy " +
+                     std::string(c.replica_strategy->name) +
+                     " cannot answer short; accepted: at most the live " + plural +
+                     " at every step");
   }
 }
 
 }  // namespace
 
-std::vector<uint32_t> NodeDomains(const Scenario& s, const Deployment&) {
-  if (s.replication.domain.empty()) return {};
-  // The scenario reader refuses a domain the nodes do not carry.
-  throw std::logic_error("replication: the nodes carry no " + s.replication.domain + " domains");
+std::optional<DomainLevel> MeasuredLevel(const Scenario& s, const CaseSpec& c) {
+  if (c.replica_domain) return c.replica_domain;
+  for (DomainLevel l : {DomainLevel::kRack, DomainLevel::kZone, DomainLevel::kHost}) {
+    if (s.HasDomains(l)) return l;
+  }
+  return std::nullopt;
 }
 
 CaseReplicas::CaseReplicas(const Scenario& s, const CaseSpec& c, const Deployment& d, uint32_t step,
                            Build build)
-    : k_(c.replicas), domains_(NodeDomains(s, d)), to_global_(d.global_ids()) {
-  CheckStep(s, c, d, domains_, step);
-  if (!domains_.empty()) {
-    alg_domains_.assign(to_global_.size(), 0);
-    for (size_t a = 0; a < to_global_.size(); ++a) {
-      if (to_global_[a] < domains_.size()) alg_domains_[a] = domains_[to_global_[a]];
-    }
+    : k_(c.replicas), to_global_(d.global_ids()) {
+  const std::optional<DomainLevel> level = c.replica_domain;
+  if (const std::optional<DomainLevel> measured = MeasuredLevel(s, c)) {
+    const std::span<const uint32_t> of = d.topology().Of(*measured);
+    domains_.assign(of.begin(), of.end());
   }
+  if (level) alg_topology_ = d.AlgorithmTopology();  // the reader refused a level not carried
+  CheckStep(s, c, d, domains_, step);
   const ReplicaStrategy& strategy = *c.replica_strategy;
-  const ReplicaInput input{.algorithm = &d.algorithm(), .k = k_, .domains = alg_domains_};
+  const ReplicaInput input{.algorithm = &d.algorithm(),
+                           .k = k_,
+                           .topology = level ? &alg_topology_ : nullptr,
+                           .domain = level};
   try {
     if (build == Build::kShadow) {
       strategy.Admit(*c.algorithm.spec, input, strategy.Resolve({}));

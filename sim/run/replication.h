@@ -20,19 +20,23 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "chsim/replica.h"
+#include "chsim/topology.h"
 #include "sim/run/deployment.h"
 #include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
 
-// The failure domain of every node of `d` by global id, as dense ids, for
-// the request's level; empty when none is asked.
-std::vector<uint32_t> NodeDomains(const Scenario& s, const Deployment& d);
+// The level the replicas rows measure placement and domain failures at: the
+// case's domain when it asks one, else the first of rack, zone and host the
+// nodes carry (so that a strategy spreading over nodes only shows how often
+// its copies share a rack); nullopt when the nodes carry none.
+std::optional<DomainLevel> MeasuredLevel(const Scenario& s, const CaseSpec& c);
 
 class CaseReplicas {
  public:
@@ -49,14 +53,14 @@ class CaseReplicas {
     for (uint32_t i = 0; i < placed; ++i) out[i] = to_global_[out[i]];
     return placed;
   }
-  // Each node's domain by global id (empty: no domain asked).
+  // Each node's domain at MeasuredLevel by global id (empty: none).
   std::span<const uint32_t> domains() const noexcept { return domains_; }
   const ReplicaSelector& selector() const noexcept { return *selector_; }
 
  private:
   uint32_t k_;
-  std::vector<uint32_t> domains_;      // by global id
-  std::vector<uint32_t> alg_domains_;  // by algorithm id, what the selector reads
+  std::vector<uint32_t> domains_;  // by global id, at MeasuredLevel
+  Topology alg_topology_;          // by algorithm id, what the selector reads
   std::span<const uint32_t> to_global_;
   std::unique_ptr<ReplicaSelector> selector_;
 };

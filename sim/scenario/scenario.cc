@@ -108,16 +108,55 @@ void ReadNodeFile(const JsonReader& file, Scenario* s) {
   }
   s->file_nodes = std::move(list.nodes);
   s->file_weighted = list.weighted;
+  s->file_topology = std::move(list.topology);
   s->counts = {static_cast<uint32_t>(s->file_nodes.size())};
+}
+
+// "hosts", "racks", "zones" and "assign" (domains.h), checked against every
+// node count of the sweep, and against a file's own domain columns.
+void ReadDomains(const JsonReader& nodes, const Json& v, Scenario* s) {
+  DomainSpec& d = s->domains;
+  for (DomainLevel l : kAllDomainLevels) {
+    const std::string key(DomainLevelPlural(l));
+    if (!v.contains(key)) continue;
+    DomainCount& c = d.levels[static_cast<size_t>(l)];
+    c.given = true;
+    if (v[key].is_array()) {
+      c.sizes = Values<uint32_t>(v[key]);
+      c.count = static_cast<uint32_t>(c.sizes.size());
+    } else {
+      c.count = v[key].get<uint32_t>();
+    }
+    if (!s->file_topology.empty()) {
+      nodes.At(key).FailMessage("the server file gives the nodes' domains (" +
+                                s->file_topology.LevelNames() +
+                                "); accepted: domains from the file or generated, not both");
+    }
+  }
+  d.blocks = v["assign"] == "blocks";
+  if (nodes.Has("assign") && !d.any()) {
+    nodes.At("assign").FailMessage(
+        "spreads failure domains, but none is given; accepted: \"assign\" with \"hosts\", "
+        "\"racks\" or \"zones\"");
+  }
+  for (uint32_t n : s->counts) {
+    DomainLevel at = DomainLevel::kHost;
+    const std::string why = CheckDomains(d, n, &at);
+    if (!why.empty()) nodes.At(std::string(DomainLevelPlural(at))).FailMessage(why);
+  }
 }
 
 void ReadNodes(const JsonReader& root, const Json& v, Scenario* s) {
   const JsonReader nodes = root.At("nodes");
-  if (v.contains("file")) return ReadNodeFile(nodes.At("file"), s);
-  s->counts = Values<uint32_t>(v["count"]);
-  s->patterns = Values<std::string>(v["pattern"]);
-  s->first_index = v["first_index"].get<uint32_t>();
-  if (!v["weights"].is_string()) ReadWeights(nodes.At("weights"), v["weights"], s);
+  if (v.contains("file")) {
+    ReadNodeFile(nodes.At("file"), s);
+  } else {
+    s->counts = Values<uint32_t>(v["count"]);
+    s->patterns = Values<std::string>(v["pattern"]);
+    s->first_index = v["first_index"].get<uint32_t>();
+    if (!v["weights"].is_string()) ReadWeights(nodes.At("weights"), v["weights"], s);
+  }
+  ReadDomains(nodes, v, s);
 }
 
 struct WorkloadPart {
@@ -168,6 +207,25 @@ void ReadSelection(const std::string& op, const Json& v, EventSpec* spec) {
   if (spec->op == EventSpec::Op::kReweight) spec->label += " to " + std::to_string(spec->weight);
 }
 
+// A fail: a share of the live nodes ("fail 0.1"), or whole domains ("fail 2
+// racks"), as many as exist at most.
+void ReadFail(const JsonReader& e, const Json& v, EventSpec* spec) {
+  if (v.contains("fraction")) {
+    if (v.contains("count")) {
+      e.At("count").FailMessage(
+          "counts failed domains; accepted: \"count\" with \"domain\", not with \"fraction\"");
+    }
+    spec->fraction = v["fraction"].get<double>();
+    const Json& f = e.At("fraction").value();
+    spec->label = "fail " + (f.is_string() ? f.get<std::string>() : f.dump());
+    return;
+  }
+  spec->domain = FindDomainLevel(v["domain"].get<std::string>());
+  spec->count = v.contains("count") ? v["count"].get<uint32_t>() : 1;
+  const std::string level(DomainLevelName(*spec->domain));
+  spec->label = "fail " + std::to_string(spec->count) + " " + level + (spec->count > 1 ? "s" : "");
+}
+
 EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   static constexpr std::pair<std::string_view, EventSpec::Op> kOps[] = {
       {"add", EventSpec::Op::kAdd},
@@ -183,9 +241,7 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   }
   if (v.contains("weight")) spec.weight = v["weight"].get<uint32_t>();
   if (spec.op == EventSpec::Op::kFail) {
-    spec.fraction = v["fraction"].get<double>();
-    const Json& f = e.At("fraction").value();
-    spec.label = "fail " + (f.is_string() ? f.get<std::string>() : f.dump());
+    ReadFail(e, v, &spec);
   } else if (spec.op == EventSpec::Op::kRestore) {
     spec.label = "restore";
   } else {
@@ -206,9 +262,43 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   return spec;
 }
 
+// `level` (a domain failure's, the replication's) names a level the nodes
+// carry: refused at `at` otherwise, naming those they do.
+void RequireDomainLevel(const JsonReader& at, DomainLevel l, const Scenario& s) {
+  if (s.HasDomains(l)) return;
+  const std::string name(DomainLevelName(l)), plural(DomainLevelPlural(l));
+  std::string carried;
+  for (DomainLevel c : kAllDomainLevels) {
+    if (s.HasDomains(c)) carried += (carried.empty() ? "" : ", ") + std::string(DomainLevelName(c));
+  }
+  at.FailMessage("found \"" + name + "\", but the nodes carry no " + plural +
+                 "; accepted: a level they carry (" +
+                 (carried.empty() ? "none: give \"nodes\" " + plural + ", or " + name +
+                                        "=NAME in the server file"
+                                  : carried) +
+                 ")");
+}
+
+// A domain failure names a level the nodes carry, and fewer domains than
+// they have there (a live node must stay).
+void CheckDomainFailure(const JsonReader& e, const EventSpec& spec, const Scenario& s) {
+  const DomainLevel l = *spec.domain;
+  const std::string plural(DomainLevelPlural(l));
+  RequireDomainLevel(e.At("domain"), l, s);
+  const uint32_t domains = s.file_topology.Has(l) ? s.file_topology.Count(l)
+                                                  : s.domains.levels[static_cast<size_t>(l)].count;
+  if (spec.count >= domains) {
+    (e.Has("count") ? e.At("count") : e)
+        .FailMessage("found " + spec.label + " of the " + std::to_string(domains) + " " + plural +
+                     " the nodes have; accepted: fewer than " + std::to_string(domains) +
+                     " (a live node must stay)");
+  }
+}
+
 void ReadEvents(const JsonReader& root, const Json& v, Scenario* s) {
   for (size_t i = 0; i < v.size(); ++i) {
     s->events.push_back(ReadEvent(root.At("events").At(i), v[i]));
+    if (s->events.back().domain) CheckDomainFailure(root.At("events").At(i), s->events.back(), *s);
   }
 }
 
@@ -299,10 +389,14 @@ void ReadReplication(const JsonReader& root, const Json& v, Scenario* s) {
     }
   }
   if (r.contains("domain")) {
-    rs.domain = r["domain"].get<std::string>();
-    given.At("domain").FailMessage("found \"" + rs.domain +
-                                   "\", but the nodes carry no failure domains; accepted: a "
-                                   "domain level the nodes carry");
+    const JsonReader d = given.At("domain");
+    rs.domain_swept = d.value().is_array();
+    for (size_t i = 0; i < r["domain"].size(); ++i) {
+      const std::string name = r["domain"][i].get<std::string>();
+      rs.domains.push_back(FindDomainLevel(name));  // nullopt for "none"
+      if (rs.domains.back())
+        RequireDomainLevel(rs.domain_swept ? d.At(i) : d, *rs.domains.back(), *s);
+    }
   }
   rs.failed = r["failed"].get<double>();
   rs.failure_sets = r["failure_sets"].get<uint32_t>();
@@ -484,6 +578,9 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
     } else if (all[k]->key == "strategy") {
       c->replica_strategy = FindReplicaStrategy(v.get<std::string>());
       c->axes["replication.strategy"] = v;
+    } else if (all[k]->key == "domain") {
+      c->replica_domain = FindDomainLevel(v.get<std::string>());
+      c->axes["replication.domain"] = v;
     } else {
       c->replicas = v.get<uint32_t>();
       c->axes["replication.factor"] = v;
@@ -504,25 +601,46 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
 }
 
 // The replication axes of one algorithm entry: the strategies asked (a list
-// or "all": those that apply; none named: the first that applies) and the
-// factors.
+// or "all": those that apply; none named: the first that applies), the
+// factors and, when given, the domains.
 struct ReplicationAxes {
   SweepAxis strategy{"strategy", {}, true};
   SweepAxis factor{"factor", {}, true};
+  SweepAxis domain{"domain", {}, true};
 };
+
+// A sweep (of strategies or of domains) makes no case of a strategy without a
+// domain rule over a domain level; one asked alone is kept, and the plan
+// refuses it naming the strategies that do.
+bool PairFits(const ReplicationSettings& rs, const ReplicaStrategy& st,
+              const std::optional<DomainLevel>& domain) {
+  return !domain || st.UsesDomains() || !(rs.strategy_swept || rs.domain_swept);
+}
 
 ReplicationAxes ReplicationAxesFor(const ReplicationSettings& rs, const AlgorithmSpec& spec) {
   ReplicationAxes axes;
   for (uint32_t k : rs.factors) axes.factor.values.push_back(k);
+  for (const std::optional<DomainLevel>& d : rs.domains) {
+    axes.domain.values.push_back(d ? std::string(DomainLevelName(*d)) : "none");
+  }
+  auto fits_some = [&](const ReplicaStrategy* st) {
+    if (rs.domains.empty()) return true;
+    return std::any_of(rs.domains.begin(), rs.domains.end(),
+                       [&](const auto& d) { return PairFits(rs, *st, d); });
+  };
   std::vector<const ReplicaStrategy*> names = rs.strategies;
   if (names.empty()) {
-    const std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
-    if (!fit.empty()) names.push_back(fit.front());
+    for (const ReplicaStrategy* st : ReplicaStrategiesFor(spec)) {
+      const bool any_level = std::any_of(rs.domains.begin(), rs.domains.end(),
+                                         [](const auto& d) { return d.has_value(); });
+      if (names.empty() && (!any_level || st->UsesDomains())) names.push_back(st);
+    }
   }
   for (const ReplicaStrategy* st : names) {
     const Json name = std::string(st->name);
-    if (st->AppliesTo(spec) && std::find(axes.strategy.values.begin(), axes.strategy.values.end(),
-                                         name) == axes.strategy.values.end()) {
+    if (st->AppliesTo(spec) && fits_some(st) &&
+        std::find(axes.strategy.values.begin(), axes.strategy.values.end(), name) ==
+            axes.strategy.values.end()) {
       axes.strategy.values.push_back(name);
     }
   }
@@ -570,6 +688,7 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
     if (replication.strategy.values.empty()) FailNoStrategy(x, *entry.spec, a);
     all.push_back(&replication.strategy);
     all.push_back(&replication.factor);
+    if (!s.replication.domains.empty()) all.push_back(&replication.domain);
   }
   uint64_t product = 1;  // refuse an absurd sweep before expanding it
   for (const SweepAxis* axis : all)
@@ -585,6 +704,9 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
     c.pointer = entry.pointer;
     const std::vector<Json> params =
         ApplyAxes(x, all, o, first_param, first_workload, first_cache, &c);
+    if (c.replica_strategy && !PairFits(s.replication, *c.replica_strategy, c.replica_domain)) {
+      continue;
+    }
     c.algorithm = ResolveAlgorithm(entry, params, c.nodes, a);
     c.id = CaseId(entry, c);
     if (!x.ids.insert(c.id).second) {

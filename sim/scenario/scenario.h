@@ -6,7 +6,8 @@
 // The format is written once, as typed rows (scenario_fields.cc, and each
 // workload's file); scenarios/schema.json, `chsim list --json` and README's
 // limits table are made from them. In short: nodes (count + naming pattern +
-// weights, or a server-list file), algorithms (each parameter a value or a
+// weights, or a server-list file; failure domains generated or from the
+// file), algorithms (each parameter a value or a
 // list; "all" for every registered algorithm), a key workload, an events
 // timeline, trials, a master seed and the metrics wanted.
 //
@@ -41,6 +42,7 @@
 #include "sim/base/json_reader.h"
 #include "sim/cache/cache.h"
 #include "sim/run/metric_group.h"
+#include "sim/scenario/domains.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/workload/workload.h"
 
@@ -81,14 +83,15 @@ struct EventSpec {
   enum class Select { kNone, kNamed, kRandom, kLast };
   Op op = Op::kAdd;
   Select select = Select::kNone;
-  uint32_t count = 0;              // add / random / last
-  std::vector<std::string> nodes;  // named
-  std::vector<Node> added;         // named add: the labels parsed as server-list lines
-  double fraction = 0;             // fail
-  uint32_t weight = 1;             // add, reweight
-  std::string pointer;             // "/events/2", for messages
-  std::string label;               // "remove random 1", for results
-  std::optional<EventAt> at;       // placed on the request stream (cache metric)
+  uint32_t count = 0;                 // add / random / last; fail by domain: domains
+  std::vector<std::string> nodes;     // named
+  std::vector<Node> added;            // named add: the labels parsed as server-list lines
+  double fraction = 0;                // fail (a share of the live nodes)
+  std::optional<DomainLevel> domain;  // fail: whole domains at this level instead
+  uint32_t weight = 1;                // add, reweight
+  std::string pointer;                // "/events/2", for messages
+  std::string label;                  // "remove random 1", for results
+  std::optional<EventAt> at;          // placed on the request stream (cache metric)
 };
 
 // The "cache" settings: one cache per node, replayed over the request
@@ -122,7 +125,10 @@ struct ReplicationSettings {
   bool strategy_swept = false;  // a list or "all": pairs that do not apply make no case
   std::vector<uint32_t> factors;
   bool factor_swept = false;
-  std::string domain;             // "" (none), or a failure domain level ("rack", ...)
+  // A sweep axis: the failure domain level copies spread over (nullopt:
+  // "none"); empty when not given.
+  std::vector<std::optional<DomainLevel>> domains;
+  bool domain_swept = false;
   double failed = 0.01;           // share of the live nodes failing at once (loss figures)
   uint32_t failure_sets = 10000;  // Monte Carlo failure sets per step
 };
@@ -155,6 +161,7 @@ struct CaseSpec {
   // With "replication": the case's strategy and copies per key (0: none).
   const ReplicaStrategy* replica_strategy = nullptr;
   uint32_t replicas = 0;
+  std::optional<DomainLevel> replica_domain;  // the level its copies spread over
 };
 
 struct Scenario {
@@ -170,6 +177,8 @@ struct Scenario {
   std::string node_file;  // resolved path, or ""
   std::vector<Node> file_nodes;
   bool file_weighted = false;
+  Topology file_topology;  // the file's domain columns (empty: none)
+  DomainSpec domains;      // generated domains ("hosts", "racks", "zones")
   std::vector<EventSpec> events;
   // The "metrics" entries' groups, each once, in registry order
   // (metric_group.h).
@@ -188,6 +197,10 @@ struct Scenario {
   Json resolved;  // the scenario with every default filled in
   std::vector<CaseSpec> cases;
 
+  // Whether the nodes carry domains at `level` (from the file or generated).
+  bool HasDomains(DomainLevel level) const noexcept {
+    return file_topology.Has(level) || domains.levels[static_cast<size_t>(level)].given;
+  }
   // Whether the node list spells weights out (a weights spec, or a weighted file).
   bool weighted() const noexcept {
     return file_weighted || weights.kind != WeightSpec::Kind::kUniform;

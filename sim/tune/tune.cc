@@ -15,6 +15,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
+#include "chsim/topology.h"
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
 #include "sim/base/thread_pool.h"
@@ -565,15 +566,20 @@ class RingTuner {
 // --- Copies (--replicas) ---------------------------------------------------------
 
 // The request's selector over `a`: its strategy, K copies, and racks dealt
-// round-robin over the node ids when asked (`domains` keeps them alive).
+// round-robin over the node ids when asked (`racks` keeps them alive).
 std::unique_ptr<ReplicaSelector> CopySelector(const TuneRequest& r, const Algorithm& a,
-                                              std::vector<uint32_t>& domains) {
+                                              Topology& racks) {
+  ReplicaInput in{.algorithm = &a, .k = r.replicas};
   if (r.racks > 0) {
     const std::vector<uint32_t> ids = a.live_ids();
-    domains.assign(ids.empty() ? 0 : ids.back() + 1, 0);
-    for (uint32_t id : ids) domains[id] = id % r.racks;
+    racks = Topology();
+    for (uint32_t id = 0; id <= (ids.empty() ? 0 : ids.back()); ++id) {
+      racks.Append({"", "rack" + std::to_string(id % r.racks + 1), ""});
+    }
+    in.topology = &racks;
+    in.domain = DomainLevel::kRack;
   }
-  return r.strategy->Make(ReplicaInput{.algorithm = &a, .k = r.replicas, .domains = domains});
+  return r.strategy->Make(in);
 }
 
 // Calls f(lo, hi) for the runs of a ring's hash space on which the walk's
@@ -642,8 +648,8 @@ CopyLoads Copies(const Algorithm& a, const ReplicaSelector& sel, uint64_t keys, 
 
 // What the answer costs in availability, over `a` (draw 0's names).
 TuneAvailability Availability(const TuneRequest& r, const Algorithm& a, uint64_t seed) {
-  std::vector<uint32_t> domains;
-  const std::unique_ptr<ReplicaSelector> sel = CopySelector(r, a, domains);
+  Topology racks;
+  const std::unique_ptr<ReplicaSelector> sel = CopySelector(r, a, racks);
   const CopyLoads c = Copies(a, *sel, r.keys, seed, true);
   const std::vector<uint32_t> live = a.live_ids();
   const double n = static_cast<double>(live.size());
@@ -770,8 +776,8 @@ class ParamTuner {
     if (Churn()) return ExcessChurn(*a, value, draw % n_);
     std::vector<double> load(n_, 0.0);
     if (Copies()) {
-      std::vector<uint32_t> domains;
-      const std::unique_ptr<ReplicaSelector> sel = CopySelector(r_, *a, domains);
+      Topology racks;
+      const std::unique_ptr<ReplicaSelector> sel = CopySelector(r_, *a, racks);
       load = chsim::sim::Copies(*a, *sel, r_.keys, Derive(r_.seed, draw), false).load;
     } else if (spec_.capabilities.exact_shares) {
       std::vector<double> shares = *a->StructuralShares();

@@ -32,11 +32,11 @@ constexpr char kBase[] = R"({
   "replication": {"factor": [2, 3], "strategy": ["walk", "topk", "salted"]}
 })";
 
-std::string With(const std::string& from, const std::string& to) {
-  std::string s = kBase;
-  const size_t at = s.find(from);
+// `base` (kBase unless given) with `from` replaced by `to`.
+std::string With(const std::string& from, const std::string& to, std::string base = kBase) {
+  const size_t at = base.find(from);
   EXPECT_NE(at, std::string::npos) << from;
-  return s.replace(at, from.size(), to);
+  return base.replace(at, from.size(), to);
 }
 
 std::string ErrorOf(const std::string& text) {
@@ -107,7 +107,11 @@ TEST(Replication, RefusedInOneLineByThePlan) {
       << m;
   EXPECT_NE(m.find("strategies for rendezvous: topk, salted"), std::string::npos) << m;
   m = ErrorOf(With("\"strategy\": [", "\"domain\": \"shelf\", \"strategy\": ["));
-  EXPECT_NE(m.find("/replication/domain: found \"shelf\"; accepted: one of host, rack, zone"),
+  EXPECT_NE(m.find("/replication/domain: found \"shelf\"; accepted: one of none, host, rack, zone"),
+            std::string::npos)
+      << m;
+  m = ErrorOf(With("\"strategy\": [", "\"domain\": \"rack\", \"strategy\": ["));
+  EXPECT_NE(m.find("/replication/domain: found \"rack\", but the nodes carry no racks"),
             std::string::npos)
       << m;
   m = ErrorOf(With("\"replicas\"]", "\"balance\"]"));
@@ -119,6 +123,57 @@ TEST(Replication, RefusedInOneLineByThePlan) {
                    "\"topk\", \"salted\"]}",
                    ""));
   EXPECT_NE(m.find("missing required key 'replication'"), std::string::npos) << m;
+}
+
+constexpr char kRacks[] = R"({
+  "schema_version": 1, "name": "racks", "seed": 5,
+  "nodes": {"count": 12, "racks": 3},
+  "algorithms": [{"algorithm": "ring", "points_per_node": 40}, {"algorithm": "rendezvous"}],
+  "workload": {"type": "uniform", "keys": 5000},
+  "events": [{"op": "add", "count": 1}],
+  "metrics": ["replicas"],
+  "replication": {"factor": 3, "strategy": "all", "domain": ["none", "rack"]}
+})";
+
+std::string WithRacks(const std::string& from, const std::string& to) {
+  return With(from, to, kRacks);
+}
+
+// A domain sweep keeps the pairs that can spread over racks; one strategy
+// asked alone over racks, or more copies than live racks for a strategy that
+// cannot answer short, is refused.
+TEST(Replication, DomainsSweepAndRefusals) {
+  const Scenario s = ParseScenario(kRacks, "racks.json");
+  std::vector<std::string> ids;
+  for (const CaseSpec& c : s.cases) {
+    EXPECT_TRUE(!c.replica_domain || c.replica_strategy->UsesDomains()) << c.id;
+    ids.push_back(c.id);
+  }
+  EXPECT_NE(std::find(ids.begin(), ids.end(),
+                      "ring(points_per_node=40)/n=12/replication.strategy=walk/"
+                      "replication.factor=3/replication.domain=rack"),
+            ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(),
+                      "rendezvous/n=12/replication.strategy=topk/replication.factor=3/"
+                      "replication.domain=none"),
+            ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(),
+                      "rendezvous/n=12/replication.strategy=topk/replication.factor=3/"
+                      "replication.domain=rack"),
+            ids.end());
+  std::string text = WithRacks("\"strategy\": \"all\", \"domain\": [\"none\", \"rack\"]",
+                               "\"strategy\": \"topk\", \"domain\": \"rack\"");
+  const std::string ring = "{\"algorithm\": \"ring\", \"points_per_node\": 40}, ";
+  text.erase(text.find(ring), ring.size());
+  std::string m = ErrorOf(text);
+  EXPECT_NE(m.find("strategy topk does not place copies by failure domain; strategies that do: "),
+            std::string::npos)
+      << m;
+  m = ErrorOf(WithRacks("{\"op\": \"add\", \"count\": 1}",
+                        "{\"op\": \"fail\", \"domain\": \"rack\", \"count\": 1}"));
+  EXPECT_NE(m.find("/replication/factor: found 3 copies per key"), std::string::npos) << m;
+  EXPECT_NE(m.find("has 2 live racks and strategy walk cannot answer short"), std::string::npos)
+      << m;
 }
 
 // The rows of every case, by (case, trial, step, metric).
@@ -195,6 +250,31 @@ TEST(Replication, ChurnOfMinimalStrategiesIsTheForcedChurn) {
     const double p = c.replicas / 12.0, sigma = std::sqrt(p * (1 - p) / 20000);
     EXPECT_NEAR(Row(rows, c.id, 1, "replicas.churn.sets_changed"), p, 5 * sigma) << c.id;
   }
+}
+
+// Copies spread over racks never share one, and no rack's failure loses a
+// key; a strategy spreading over nodes only is measured against the same
+// racks, and does share them.
+TEST(Replication, RackRowsOfSpreadAndUnspreadCopies) {
+  const Scenario s = ParseScenario(kRacks, "racks.json");
+  const Rows rows = RowsOf(s, 2);
+  bool unspread = false;
+  for (const CaseSpec& c : s.cases) {
+    SCOPED_TRACE(c.id);
+    for (uint32_t step : {0u, 1u}) {
+      const double same = Row(rows, c.id, step, "replicas.placement.same_domain");
+      const double lost = Row(rows, c.id, step, "replicas.domain_loss.keys_lost_max");
+      if (c.replica_domain) {
+        EXPECT_EQ(same, 0);
+        EXPECT_EQ(lost, 0);
+        EXPECT_EQ(Row(rows, c.id, step, "replicas.domain_loss.p"), 0);
+      } else {
+        EXPECT_GT(same, 0.3);  // 1 - (8 x 4 / 11 / 10): about 71% share a rack at random
+        unspread = unspread || lost > 0;
+      }
+    }
+  }
+  EXPECT_TRUE(unspread);
 }
 
 }  // namespace
