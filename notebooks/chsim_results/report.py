@@ -315,7 +315,9 @@ def replication(R: dict) -> Answer:
                         ("churn", churn, "replicas.churn.sets_changed"),
                         ("churn minimum", churn, "replicas.churn.sets_minimal"),
                         ("loss P", first, "replicas.loss.p"),
-                        ("copies max/mean", first, "replicas.balance.copies_max_over_mean")):
+                        ("copies max/mean", first, "replicas.balance.copies_max_over_mean"),
+                        ("binomial max/mean", first,
+                         "replicas.balance.copies_baseline_max_over_mean")):
         if m in src:
             t[col] = src[m].reindex(t.index)
     failed = S[(S["step"] == 0) & (S["metric"] == "replicas.loss.failed_nodes")]["mean"]
@@ -329,12 +331,12 @@ def replication(R: dict) -> Answer:
     parts = [f"**Replicas ({run}, n = {n:,}).** {domain}"]
     if "churn" in pool and pool["churn"].notna().any():
         excess = (pool["churn"] - pool.get("churn minimum", 0)).dropna()
-        at_min = sorted(excess[excess < 0.001].index)
-        above = excess[excess >= 0.001].sort_values()
+        at_min = sorted(excess[excess <= 1e-9].index)  # a minimal strategy: exactly
+        above = excess[excess > 1e-9].sort_values()
         parts.append(f"Churn per event at its minimum (only the keys with a copy on the node "
-                     f"that left or joined change): {_some(at_min, 12) or 'none'}"
-                     + (f"; above it: " + _some((f"{s} +{v * 100:.2f} points" for s, v in
-                                                 above.items()), 6) if len(above) else "") + ".")
+                     f"that left or joined change): {_some(at_min, 8) or 'none'}"
+                     + ("; above it: " + _some((f"{s} +{v * 100:.3f} points" for s, v in
+                                                above.items()), 4) if len(above) else "") + ".")
         pool = pool.loc[at_min] if at_min else pool
     if "loss P" in pool and pool["loss P"].notna().any():
         lp = pool["loss P"].dropna().sort_values()
@@ -343,6 +345,14 @@ def replication(R: dict) -> Answer:
         parts.append(f"Least data-loss probability with {f}: **{best}** ({lp.iloc[0]:.3g}; "
                      f"its hottest node holds {bal:.2f}x the mean of all copies); most: "
                      f"{lp.index[-1]} ({lp.iloc[-1]:.3g}).")
+        if {"copies max/mean", "binomial max/mean"} <= set(t):
+            # Balanced: the hottest node within 10% of what independent uniform placement
+            # of these keys gives (its sampling noise).
+            even = (t["copies max/mean"] <= 1.1 * t["binomial max/mean"]).reindex(lp.index)
+            if even.any() and not even.iloc[0]:
+                e = lp[even.fillna(False)]
+                parts.append(f"Among those whose hottest node is within 10% of the binomial "
+                             f"baseline: **{e.index[0]}** ({e.iloc[0]:.3g}).")
     return Answer(key, " ".join(parts), table=t.sort_index())
 
 
