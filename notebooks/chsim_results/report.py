@@ -270,6 +270,92 @@ def lookup_speed(R: dict) -> Answer:
                   + _some((f"{l} {v:.0f} ns" for l, v in g.items()), 20) + ".")
 
 
+def _replica_rows(R: dict) -> pd.DataFrame:
+    """The replicas.* summary rows with the label, strategy and factor K of their case."""
+    S = R["summary"]
+    S = S[S["metric"].astype(str).str.startswith("replicas.")] if len(S) else S
+    if S.empty:
+        return S
+    dom = S["case_id"].str.extract(r"/replication\.domain=([^/]+)")[0]
+    strategy = S["case_id"].str.extract(r"/replication\.strategy=([^/]+)")[0]
+    S = S.assign(label=case_label(S),
+                 strategy=strategy.where(dom.isna() | (dom == "none"),
+                                         strategy + " over " + dom.fillna("") + "s"),
+                 factor=pd.to_numeric(S["case_id"].str.extract(r"/replication\.factor=([^/]+)")[0],
+                                      errors="coerce"))
+    return S[S["strategy"].notna() & S["factor"].notna()]
+
+
+def _replication_n(S: pd.DataFrame):
+    """The node count the headline speaks of: the largest at which some failure set can hold
+    a whole copyset (failed nodes >= copies), else the largest."""
+    f = S[(S["step"] == 0) & (S["metric"] == "replicas.loss.failed_nodes")]
+    ok = f[f["mean"] >= f["factor"]]["n"]
+    return int(ok.max() if len(ok) else S["n"].max())
+
+
+def replication(R: dict) -> Answer:
+    """Which strategy keeps copies in distinct domains with the least churn and loss, at the
+    inputs' n (the run with the most cases; the largest n at which data can be lost)."""
+    key = "replicas"
+    S = _replica_rows(R)
+    if S.empty:
+        return _missing(key, "needs the replicas metric (a scenario with \"replication\")")
+    run = S.groupby("run")["case_id"].nunique().sort_values(ascending=False, kind="stable").index[0]
+    S = S[S["run"] == run]
+    n = _replication_n(S)
+    S = S[S["n"] == n]
+    S = S.assign(series=S["label"] + " · " + S["strategy"] + ", K=" + S["factor"].astype(int).astype(str))
+    first = S[S["step"] == 0].pivot_table(index="series", columns="metric", values="mean")
+    churn = S[S["step"] >= 1].groupby(["series", "metric"])["mean"].mean().unstack() \
+        if (S["step"] >= 1).any() else pd.DataFrame()  # mean over the events
+    t = pd.DataFrame(index=first.index)
+    for col, src, m in (("copies in one domain", first, "replicas.placement.same_domain"),
+                        ("short", first, "replicas.placement.short"),
+                        ("churn", churn, "replicas.churn.sets_changed"),
+                        ("churn minimum", churn, "replicas.churn.sets_minimal"),
+                        ("loss P", first, "replicas.loss.p"),
+                        ("copies max/mean", first, "replicas.balance.copies_max_over_mean"),
+                        ("binomial max/mean", first,
+                         "replicas.balance.copies_baseline_max_over_mean")):
+        if m in src:
+            t[col] = src[m].reindex(t.index)
+    failed = S[(S["step"] == 0) & (S["metric"] == "replicas.loss.failed_nodes")]["mean"]
+    f = f"{failed.median():.0f} of {n:,} nodes failed" if len(failed) else "nodes failed"
+    pool = t
+    if "copies in one domain" in t:
+        pool = t[t["copies in one domain"] <= 0]
+        domain = f"Copies always in distinct domains: {_some(sorted(pool.index), 12) or 'none'}."
+    else:
+        domain = "No failure domain asked: every strategy places K distinct nodes."
+    parts = [f"**Replicas ({run}, n = {n:,}).** {domain}"]
+    if "churn" in pool and pool["churn"].notna().any():
+        excess = (pool["churn"] - pool.get("churn minimum", 0)).dropna()
+        at_min = sorted(excess[excess <= 1e-9].index)  # a minimal strategy: exactly
+        above = excess[excess > 1e-9].sort_values()
+        parts.append(f"Churn per event at its minimum (only the keys with a copy on the node "
+                     f"that left or joined change): {_some(at_min, 8) or 'none'}"
+                     + ("; above it: " + _some((f"{s} +{v * 100:.3f} points" for s, v in
+                                                above.items()), 4) if len(above) else "") + ".")
+        pool = pool.loc[at_min] if at_min else pool
+    if "loss P" in pool and pool["loss P"].notna().any():
+        lp = pool["loss P"].dropna().sort_values()
+        best = lp.index[0]
+        bal = t.loc[best].get("copies max/mean", float("nan"))
+        parts.append(f"Least data-loss probability with {f}: **{best}** ({lp.iloc[0]:.3g}; "
+                     f"its hottest node holds {bal:.2f}x the mean of all copies); most: "
+                     f"{lp.index[-1]} ({lp.iloc[-1]:.3g}).")
+        if {"copies max/mean", "binomial max/mean"} <= set(t):
+            # Balanced: the hottest node within 10% of what independent uniform placement
+            # of these keys gives (its sampling noise).
+            even = (t["copies max/mean"] <= 1.1 * t["binomial max/mean"]).reindex(lp.index)
+            if even.any() and not even.iloc[0]:
+                e = lp[even.fillna(False)]
+                parts.append(f"Among those whose hottest node is within 10% of the binomial "
+                             f"baseline: **{e.index[0]}** ({e.iloc[0]:.3g}).")
+    return Answer(key, " ".join(parts), table=t.sort_index())
+
+
 def real_clients(peers) -> list[Answer]:
     if peers is None:
         return [_missing("the real clients", "no bench/peers/run file (results/peers.json)")]
@@ -303,8 +389,8 @@ def real_clients(peers) -> list[Answer]:
 
 def answers(R: dict, tune=None, peers=None) -> list[Answer]:
     """Every headline answer, in the report's order; missing ones say what they need."""
-    return ([tuning(tune), hasher_effect(R), sampling_floor(R), remapping(R), lookup_speed(R)]
-            + real_clients(peers))
+    return ([tuning(tune), hasher_effect(R), sampling_floor(R), remapping(R), lookup_speed(R),
+             replication(R)] + real_clients(peers))
 
 
 # --- 4. figures and metrics no figure draws ---------------------------------------------------
@@ -319,7 +405,8 @@ def report_figures(figs: list[dict]) -> list[dict]:
 # table gives as n); with those the side-by-side table's columns declare (Column.shows).
 ANSWERS_SHOW = ("nodes", "structural.max_over_mean", "sampled.floor_cv", "remap.moved",
                 "remap.minimal", "remap.moved_between_survivors",
-                "throughput.ns_per_lookup_with_hash")
+                "throughput.ns_per_lookup_with_hash", "replicas.placement.same_domain",
+                "replicas.placement.short", "replicas.loss.p")
 SHOWN_BY_REPORT = tuple(dict.fromkeys(ANSWERS_SHOW + tuple(m for c in _side.COLUMNS
                                                            for m in c.shows)))
 

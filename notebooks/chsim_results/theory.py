@@ -57,3 +57,24 @@ def points_for_target(n, target, confidence=0.95):
         else:
             lo = mid
     return hi
+
+
+def replica_neighbours(peers, points, copies):
+    """Lynch & Snyder's expected distinct replica neighbours of a node ("Cassandra
+    Availability with Virtual Nodes", Netflix, 2018): a ring with `points` random tokens per
+    node walked clockwise for `copies` copies, `peers` eligible peers (n - 1; 2n/3 with three
+    equal racks): peers (1 - (1 - 1/peers)^(2 points (copies - 1))). chsim's tune writes the
+    same figure (sim/run/copysets.h)."""
+    return peers * -math.expm1(2 * points * (copies - 1) * math.log1p(-1 / peers))
+
+
+def copysets_loss(nodes, failed, copies, copysets):
+    """The Copysets paper's probability that some key loses every copy when `failed` of
+    `nodes` fail at random, with `copysets` distinct copysets of `copies` nodes (Cidon et al.,
+    ATC 2013): 1 - (1 - M / C(N,R))^C(F,R); as chsim's replicas.loss.formula."""
+    if failed < copies or copysets <= 0:
+        return 0.0
+    share = copysets / math.comb(int(nodes), int(copies))
+    if share >= 1:
+        return 1.0
+    return -math.expm1(math.comb(int(failed), int(copies)) * math.log1p(-share))

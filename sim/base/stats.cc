@@ -164,4 +164,20 @@ double CvQuantile(double n, double v, double q) noexcept {
   return std::max(0.0, 1 + NormalQuantile(q) * rel) / std::sqrt(v);
 }
 
+void WilsonInterval(uint64_t k, uint64_t m, double* lo, double* hi) noexcept {
+  if (m == 0) {
+    *lo = 0;
+    *hi = 1;
+    return;
+  }
+  // Wilson (1927) score interval, z = 1.96 (95%).
+  const double z = 1.959963984540054, p = double(k) / double(m), z2 = z * z;
+  const double denom = 1 + z2 / double(m);
+  const double center = (p + z2 / (2.0 * double(m))) / denom;
+  const double half =
+      z * std::sqrt(p * (1 - p) / double(m) + z2 / (4.0 * double(m) * double(m))) / denom;
+  *lo = std::max(0.0, center - half);
+  *hi = std::min(1.0, center + half);
+}
+
 }  // namespace chsim::sim

@@ -8,6 +8,7 @@
 #define CHSIM_SIM_BASE_STATS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 
 namespace chsim::sim {
@@ -63,6 +64,10 @@ double MaxRatioQuantile(double nodes, double points_per_node, double q) noexcept
 // normal approximation of a sample standard deviation with Gamma(v)'s
 // kurtosis, 1/sqrt(v) * max(0, 1 + z_q sqrt((2 + 6/v) / (4 (n - 1)))).
 double CvQuantile(double nodes, double points_per_node, double q) noexcept;
+
+// Wilson (1927) score interval of a probability, k successes in m trials, at
+// z = 1.96 (95%); [0, 1] when m = 0.
+void WilsonInterval(uint64_t k, uint64_t m, double* lo, double* hi) noexcept;
 
 }  // namespace chsim::sim
 

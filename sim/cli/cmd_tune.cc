@@ -46,7 +46,8 @@ void AddTuneCommand(CLI::App& app) {
       "  chsim tune --nodes 100 --algorithm ring --hasher xxh3 --max-over-mean 1.05 --json t.json\n"
       "  chsim tune --servers servers.txt --profile spymemcached --max-over-mean 1.10\n"
       "  chsim tune --nodes 1000 --algorithm maglev --max-over-mean 1.01\n"
-      "  chsim tune --nodes 100 --algorithm maglev --max-excess-churn 0.005");
+      "  chsim tune --nodes 100 --algorithm maglev --max-excess-churn 0.005\n"
+      "  chsim tune --nodes 100 --replicas 3 --racks 3 --max-over-mean 1.10");
   auto* nodes = cmd->add_option("--nodes", o->nodes, "node count (names are drawn)");
   cmd->add_option("--servers", o->servers, "server list (tuned exactly, with its real names)")
       ->excludes(nodes);
@@ -58,6 +59,15 @@ void AddTuneCommand(CLI::App& app) {
   cmd->add_option("--max-over-mean", o->max_over_mean, "target max/mean, > 1 (e.g. 1.10)");
   cmd->add_option("--max-excess-churn", o->max_excess_churn,
                   "maglev: target keys moved beyond the removed node's share (e.g. 0.01)");
+  cmd->add_option("--replicas", o->replicas,
+                  "copies per key (not points per node): tune the hottest node's share of all "
+                  "copies; also reports replica neighbours and the loss at 1% failed");
+  cmd->add_option("--strategy", o->strategy,
+                  "with --replicas: the replica strategy (chsim list; default: the first that "
+                  "applies to the algorithm)");
+  cmd->add_option("--racks", o->racks,
+                  "with --replicas: nodes dealt round-robin into this many racks, copies spread "
+                  "over them as the strategy's domain rule says");
   cmd->add_option("--confidence", o->confidence, "probability over name draws, in (0,1)")
       ->capture_default_str();
   cmd->add_option("--metric", o->metric, "structural (exact shares) or sampled (--keys)")

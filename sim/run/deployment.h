@@ -145,6 +145,9 @@ class Deployment {
   // Whether an event fell back to a rebuild.
   bool rebuilt() const noexcept { return rebuilt_; }
   const Algorithm& algorithm() const noexcept { return *alg_; }
+  // The global id of each algorithm id (ids the algorithm no longer uses
+  // keep a stale entry): what a replica selector's ids map through.
+  std::span<const uint32_t> global_ids() const noexcept { return to_global_; }
   // Adds the algorithm's Add and Remove call times to `*times` from now on
   // (null: stop). Timing changes nothing else.
   void TimeResizes(ResizeTimes* times) noexcept { times_ = times; }

@@ -206,7 +206,8 @@ constexpr MetricGroup kCacheGroup{
     .needs = {.trials = true, .replay = true},
     .rows = kRows,
     .notebooks = kNotebooks,
-    .trial = ReplayTrial,
+    .trial = [](const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned, Progress* progress,
+                CaseResult& r) { return ReplayTrial(s, c, trial, progress, r); },
 };
 
 }  // namespace chsim::sim

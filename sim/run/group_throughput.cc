@@ -26,6 +26,11 @@ constexpr MetricSpec kRows[] = {
      "fastest scalar hash equal to the hasher (md5: chsim's one-block MD5)"},
     {"throughput.lookups_per_second", "1/s", "throughput", false,
      "1e9 / throughput.ns_per_lookup_with_hash (one thread)"},
+    {"throughput.ns_per_replica_set", "ns", "throughput", false,
+     "with replication: key hash precomputed, independent keys, the case's K copies of one key "
+     "(the strategy's SelectBatch over trial 0's initial nodes)"},
+    {"throughput.replica_set_over_lookup", "ratio", "throughput", false,
+     "with replication: throughput.ns_per_replica_set / throughput.ns_per_lookup"},
     {"throughput.build_ms", "ms", "throughput", false,
      "building the algorithm over the initial nodes (CPU ms, median; a first build under 50 ms "
      "is an uncounted warm-up)"},
@@ -88,6 +93,10 @@ void EmitTimed(const Scenario& s, const CaseSpec& c, CaseResult& r) {
   emit(Metric("throughput.ns_per_lookup_with_hash"), t.ns.with_hash);
   emit(Metric("throughput.ns_per_lookup_with_hash_latency"), t.ns.with_hash_latency);
   emit(Metric("throughput.lookups_per_second"), 1e9 / t.ns.with_hash);
+  if (c.replicas > 0) {
+    emit(Metric("throughput.ns_per_replica_set"), t.ns_per_replica_set);
+    emit(Metric("throughput.replica_set_over_lookup"), t.ns_per_replica_set / t.ns.no_hash);
+  }
   emit(Metric("throughput.build_ms"), t.build_ms);
   EmitEventMedians(emit, r);
   emit(Metric("throughput.memory_bytes_per_node"), t.memory_bytes / t.nodes);

@@ -8,7 +8,8 @@
 //
 // A run calls a selected group's hooks in registry order:
 //   trial   once per trial, before the steps (its rows, by step, join each
-//           step's after the step hooks' rows);
+//           step's after the step hooks' rows), with the threads the case
+//           may use;
 //   step    once per trial and step, after the key pass when one ran;
 //   event   trial 0, after each event the run timed (needs.event_timing);
 //   timed   once per case, after every case has simulated (needs.timing).
@@ -67,12 +68,15 @@ struct MetricGroup {
   // metric of the group that no figure draws in the group's generic table.
   std::span<const std::string_view> notebooks = {};
 
-  TrialRows (*trial)(const Scenario& s, const CaseSpec& c, uint32_t trial, Progress* progress,
-                     CaseResult& r) = nullptr;
+  TrialRows (*trial)(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned threads,
+                     Progress* progress, CaseResult& r) = nullptr;
   void (*step)(const StepFigures& x, Cumulative& cum) = nullptr;
   void (*event)(const Deployment& d, const ResizeTimes& times, uint32_t step,
                 CaseResult& r) = nullptr;
   void (*timed)(const Scenario& s, const CaseSpec& c, CaseResult& r) = nullptr;
+  // The progress its trial hook reports for one case over all trials (the
+  // runner's work estimate: progress and the --force limit); null: none.
+  uint64_t (*work)(const Scenario& s, const CaseSpec& c) = nullptr;
 };
 
 // The row every step of a group with a step hook writes first.

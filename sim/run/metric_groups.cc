@@ -7,15 +7,12 @@
 
 namespace chsim::sim {
 
-extern const MetricGroup kBalanceGroup, kRemapGroup, kThroughputGroup, kCacheGroup;
+extern const MetricGroup kBalanceGroup, kRemapGroup, kThroughputGroup, kCacheGroup, kReplicasGroup;
 
 namespace {
 
 constexpr const MetricGroup* kRegistry[] = {
-    &kBalanceGroup,
-    &kRemapGroup,
-    &kThroughputGroup,
-    &kCacheGroup,
+    &kBalanceGroup, &kRemapGroup, &kThroughputGroup, &kCacheGroup, &kReplicasGroup,
 };
 
 }  // namespace

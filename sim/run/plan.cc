@@ -7,6 +7,7 @@
 #include "sim/base/thread_pool.h"
 #include "sim/run/deployment.h"
 #include "sim/run/replay.h"
+#include "sim/run/replication.h"
 #include "sim/run/runner.h"
 
 namespace chsim::sim {
@@ -29,7 +30,14 @@ Outcome PlanSimulation(const Scenario& s, const CaseSpec& c) {
       if (trial == 0 && CaseSamples(s, c)) c.workload->Check();
       if (trial == 0 && s.Needs(&GroupPasses::replay))
         EventPositions(s, c, c.workload->StreamLength(0));
-      for (uint32_t step = 1; step <= s.events.size(); ++step) d.Apply(s.events[step - 1], step);
+      // The replicas metric makes the case's copies at every step; timing
+      // alone at trial 0's first.
+      const bool replicas = c.replicas > 0 && (s.Selects("replicas") || trial == 0);
+      if (replicas) CaseReplicas(s, c, d, 0, Build::kShadow);
+      for (uint32_t step = 1; step <= s.events.size(); ++step) {
+        d.Apply(s.events[step - 1], step);
+        if (replicas && s.Selects("replicas")) CaseReplicas(s, c, d, step, Build::kShadow);
+      }
     }
   } catch (const CaseSkipped& e) {
     out.plan = {true, e.what()};

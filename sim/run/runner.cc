@@ -276,7 +276,7 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
   // their rows join each step's after the others.
   std::vector<TrialRows> trial_rows;
   for (const MetricGroup* g : s.groups) {
-    if (g->trial) trial_rows.push_back(g->trial(s, c, trial, progress, r));
+    if (g->trial) trial_rows.push_back(g->trial(s, c, trial, key_threads, progress, r));
   }
   for (uint32_t step = 0; step <= s.events.size(); ++step) {
     if (step > 0) {
@@ -367,6 +367,9 @@ uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cas
     if (s.Needs(&GroupPasses::replay))
       total += 2 * c->workload->units() * s.trials;  // the run and its twin
     if (s.Needs(&GroupPasses::timing)) total += 1;
+    for (const MetricGroup* g : s.groups) {
+      if (g->work) total += g->work(s, *c);
+    }
   }
   return std::max<uint64_t>(total, 1);
 }

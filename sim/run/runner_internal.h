@@ -85,8 +85,9 @@ struct LookupNs {
 struct CaseTimes {
   LookupNs ns;
   double build_ms = 0;
-  double memory_bytes = 0;  // the timed algorithm's MemoryBytes()
-  double nodes = 0;         // its nodes
+  double memory_bytes = 0;        // the timed algorithm's MemoryBytes()
+  double nodes = 0;               // its nodes
+  double ns_per_replica_set = 0;  // with replication: the case's copies of one key
 };
 
 // Times lookups of the case's algorithm (trial 0's nodes) and its build.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/base/interrupt.h"
+#include "sim/run/replication.h"
 #include "sim/run/runner_internal.h"
 #include "sim/run/timing.h"
 
@@ -128,6 +129,31 @@ LookupNs TimeLookups(const Scenario& s, const Algorithm& a, const Hasher& hasher
   return ns;
 }
 
+// ns per replica set: the case's copies of independent keys (hash
+// precomputed) over trial 0's initial nodes, through the selector's
+// SelectBatch.
+double TimeReplicaSets(const Scenario& s, const CaseSpec& c, const TimedKeys& k) {
+  const Deployment d(s, c, 0);
+  const CaseReplicas replicas(s, c, d, 0);
+  const ReplicaSelector& selector = replicas.selector();
+  const size_t m = k.count;
+  size_t items = m;
+  while (items > 16 && items * c.replicas > (size_t{1} << 20)) items /= 2;
+  std::vector<uint32_t> out(items * c.replicas), counts(items);
+  return MedianNsPerItem(
+      [&](size_t first) {
+        const size_t len = std::min(items, m - first);
+        selector.SelectBatch({k.hashes.data() + first, len}, out, counts);
+        if (len < items) {
+          selector.SelectBatch({k.hashes.data(), items - len},
+                               {out.data() + len * c.replicas, (items - len) * c.replicas},
+                               {counts.data() + len, items - len});
+        }
+        g_sink = g_sink + out[0];
+      },
+      items, m, s.throughput_repetitions, s.throughput_min_ms, ThrowIfStopped);
+}
+
 }  // namespace
 
 CaseTimes TimeCase(const Scenario& s, const CaseSpec& c) {
@@ -149,6 +175,7 @@ CaseTimes TimeCase(const Scenario& s, const CaseSpec& c) {
   out.ns = TimeLookups(s, a, *c.algorithm.key_hasher, keys, ItemsPerCall(s, a, keys));
   out.memory_bytes = static_cast<double>(a.MemoryBytes());
   out.nodes = static_cast<double>(nodes.size());
+  if (c.replicas > 0) out.ns_per_replica_set = TimeReplicaSets(s, c, keys);
   return out;
 }
 

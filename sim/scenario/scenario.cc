@@ -262,24 +262,29 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   return spec;
 }
 
+// `level` (a domain failure's, the replication's) names a level the nodes
+// carry: refused at `at` otherwise, naming those they do.
+void RequireDomainLevel(const JsonReader& at, DomainLevel l, const Scenario& s) {
+  if (s.HasDomains(l)) return;
+  const std::string name(DomainLevelName(l)), plural(DomainLevelPlural(l));
+  std::string carried;
+  for (DomainLevel c : kAllDomainLevels) {
+    if (s.HasDomains(c)) carried += (carried.empty() ? "" : ", ") + std::string(DomainLevelName(c));
+  }
+  at.FailMessage("found \"" + name + "\", but the nodes carry no " + plural +
+                 "; accepted: a level they carry (" +
+                 (carried.empty() ? "none: give \"nodes\" " + plural + ", or " + name +
+                                        "=NAME in the server file"
+                                  : carried) +
+                 ")");
+}
+
 // A domain failure names a level the nodes carry, and fewer domains than
 // they have there (a live node must stay).
 void CheckDomainFailure(const JsonReader& e, const EventSpec& spec, const Scenario& s) {
   const DomainLevel l = *spec.domain;
-  const std::string name(DomainLevelName(l)), plural(DomainLevelPlural(l));
-  if (!s.HasDomains(l)) {
-    std::string carried;
-    for (DomainLevel c : kAllDomainLevels) {
-      if (s.HasDomains(c))
-        carried += (carried.empty() ? "" : ", ") + std::string(DomainLevelName(c));
-    }
-    e.At("domain").FailMessage("found \"" + name + "\", but the nodes carry no " + plural +
-                               "; accepted: a level they carry (" +
-                               (carried.empty() ? "none: give \"nodes\" " + plural + ", or " +
-                                                      name + "=NAME in the server file"
-                                                : carried) +
-                               ")");
-  }
+  const std::string plural(DomainLevelPlural(l));
+  RequireDomainLevel(e.At("domain"), l, s);
   const uint32_t domains = s.file_topology.Has(l) ? s.file_topology.Count(l)
                                                   : s.domains.levels[static_cast<size_t>(l)].count;
   if (spec.count >= domains) {
@@ -346,6 +351,55 @@ void ReadCache(const JsonReader& root, const Json& v, Scenario* s) {
   cs.capacity.value = c["capacity"][unit].get<double>();
   cs.window = c["window"].is_string() ? 0 : c["window"].get<uint64_t>();
   cs.recovery_epsilon = c["recovery_epsilon"].get<double>();
+}
+
+// The "replication" request (docs/replicas.md): required with the replicas
+// metric, allowed with throughput (which then times the replica sets).
+void ReadReplication(const JsonReader& root, const Json& v, Scenario* s) {
+  ReplicationSettings& rs = s->replication;
+  const bool wanted = s->Selects("replicas") || s->Selects("throughput");
+  if (!v.contains("replication")) {
+    if (s->Selects("replicas")) {
+      root.Require("replication",
+                   "the copies per key the replicas metric measures, e.g. "
+                   "{\"factor\": 3}");
+    }
+    return;
+  }
+  if (!wanted) {
+    root.At("replication")
+        .FailMessage(
+            "a replication request without a metric that reads it; accepted: \"replicas\" or "
+            "\"throughput\" in \"metrics\" with it");
+  }
+  const Json& r = v["replication"];
+  const JsonReader given = root.At("replication");
+  rs.given = true;
+  rs.factors = Values<uint32_t>(r["factor"]);
+  rs.factor_swept = given.At("factor").value().is_array();
+  if (r.contains("strategy")) {
+    const Json& g = given.At("strategy").value();
+    rs.strategy_swept = g.is_array() || g == "all";
+    for (const Json& name : r["strategy"]) {
+      if (name == "all") {
+        for (const ReplicaStrategy* st : AllReplicaStrategies()) rs.strategies.push_back(st);
+      } else {
+        rs.strategies.push_back(FindReplicaStrategy(name.get<std::string>()));
+      }
+    }
+  }
+  if (r.contains("domain")) {
+    const JsonReader d = given.At("domain");
+    rs.domain_swept = d.value().is_array();
+    for (size_t i = 0; i < r["domain"].size(); ++i) {
+      const std::string name = r["domain"][i].get<std::string>();
+      rs.domains.push_back(FindDomainLevel(name));  // nullopt for "none"
+      if (rs.domains.back())
+        RequireDomainLevel(rs.domain_swept ? d.At(i) : d, *rs.domains.back(), *s);
+    }
+  }
+  rs.failed = r["failed"].get<double>();
+  rs.failure_sets = r["failure_sets"].get<uint32_t>();
 }
 
 // "at" places events on the request stream the cache metric replays: all of
@@ -518,9 +572,18 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
     } else if (k < first_cache) {
       fields[all[k]->key] = v;
       if (all[k]->swept) c->axes["workload." + all[k]->key] = v;
-    } else {
+    } else if (all[k]->key == "policy") {
       c->cache_policy = *FindCachePolicy(v.get<std::string>());
       if (all[k]->swept) c->axes["cache." + all[k]->key] = v;
+    } else if (all[k]->key == "strategy") {
+      c->replica_strategy = FindReplicaStrategy(v.get<std::string>());
+      c->axes["replication.strategy"] = v;
+    } else if (all[k]->key == "domain") {
+      c->replica_domain = FindDomainLevel(v.get<std::string>());
+      c->axes["replication.domain"] = v;
+    } else {
+      c->replicas = v.get<uint32_t>();
+      c->axes["replication.factor"] = v;
     }
   }
   c->workload = CaseWorkload(x, fields);
@@ -535,6 +598,73 @@ std::vector<Json> ApplyAxes(Expansion& x, const std::vector<const SweepAxis*>& a
   c->workload_shown = Json{{"type", x.workload.spec->name}};
   c->compiled_pattern = CasePattern(x, c->pattern);
   return params;
+}
+
+// The replication axes of one algorithm entry: the strategies asked (a list
+// or "all": those that apply; none named: the first that applies), the
+// factors and, when given, the domains.
+struct ReplicationAxes {
+  SweepAxis strategy{"strategy", {}, true};
+  SweepAxis factor{"factor", {}, true};
+  SweepAxis domain{"domain", {}, true};
+};
+
+// A sweep (of strategies or of domains) makes no case of a strategy without a
+// domain rule over a domain level; one asked alone is kept, and the plan
+// refuses it naming the strategies that do.
+bool PairFits(const ReplicationSettings& rs, const ReplicaStrategy& st,
+              const std::optional<DomainLevel>& domain) {
+  return !domain || st.UsesDomains() || !(rs.strategy_swept || rs.domain_swept);
+}
+
+ReplicationAxes ReplicationAxesFor(const ReplicationSettings& rs, const AlgorithmSpec& spec) {
+  ReplicationAxes axes;
+  for (uint32_t k : rs.factors) axes.factor.values.push_back(k);
+  for (const std::optional<DomainLevel>& d : rs.domains) {
+    axes.domain.values.push_back(d ? std::string(DomainLevelName(*d)) : "none");
+  }
+  auto fits_some = [&](const ReplicaStrategy* st) {
+    if (rs.domains.empty()) return true;
+    return std::any_of(rs.domains.begin(), rs.domains.end(),
+                       [&](const auto& d) { return PairFits(rs, *st, d); });
+  };
+  std::vector<const ReplicaStrategy*> names = rs.strategies;
+  if (names.empty()) {
+    for (const ReplicaStrategy* st : ReplicaStrategiesFor(spec)) {
+      const bool any_level = std::any_of(rs.domains.begin(), rs.domains.end(),
+                                         [](const auto& d) { return d.has_value(); });
+      if (names.empty() && (!any_level || st->UsesDomains())) names.push_back(st);
+    }
+  }
+  for (const ReplicaStrategy* st : names) {
+    const Json name = std::string(st->name);
+    if (st->AppliesTo(spec) && fits_some(st) &&
+        std::find(axes.strategy.values.begin(), axes.strategy.values.end(), name) ==
+            axes.strategy.values.end()) {
+      axes.strategy.values.push_back(name);
+    }
+  }
+  return axes;
+}
+
+// No strategy asked applies to the entry's algorithm: refused, naming those
+// that do.
+[[noreturn]] void FailNoStrategy(Expansion& x, const AlgorithmSpec& spec, const JsonReader& a) {
+  std::string fit, asked;
+  for (const ReplicaStrategy* st : ReplicaStrategiesFor(spec))
+    fit += (fit.empty() ? "" : ", ") + std::string(st->name);
+  const std::vector<const ReplicaStrategy*>& named = x.s->replication.strategies;
+  for (const ReplicaStrategy* st : named)
+    asked += (asked.empty() ? "" : ", ") + std::string(st->name);
+  const std::string what =
+      named.empty() ? "no replica strategy applies to"
+      : named.size() == 1
+          ? "strategy " + asked + " (/replication/strategy) does not apply to"
+          : "none of the strategies " + asked + " (/replication/strategy) applies to";
+  const std::string needs =
+      named.size() == 1 ? " (it needs " + std::string(named[0]->applies_doc) + ")" : "";
+  a.FailMessage(what + " algorithm " + std::string(spec.name) + needs + "; strategies for " +
+                std::string(spec.name) + ": " + (fit.empty() ? "none" : fit));
 }
 
 void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a) {
@@ -553,6 +683,13 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
   SweepAxis policy{"policy", {}, s.cache_settings.policy_swept};
   for (CachePolicy p : s.cache_settings.policies) policy.values.push_back(CachePolicyName(p));
   if (s.Needs(&GroupPasses::replay)) all.push_back(&policy);
+  const ReplicationAxes replication = ReplicationAxesFor(s.replication, *entry.spec);
+  if (s.replication.given) {
+    if (replication.strategy.values.empty()) FailNoStrategy(x, *entry.spec, a);
+    all.push_back(&replication.strategy);
+    all.push_back(&replication.factor);
+    if (!s.replication.domains.empty()) all.push_back(&replication.domain);
+  }
   uint64_t product = 1;  // refuse an absurd sweep before expanding it
   for (const SweepAxis* axis : all)
     product = std::min(product * axis->values.size(), kMaxCases + 1);
@@ -567,6 +704,9 @@ void ExpandEntry(Expansion& x, const AlgorithmEntry& entry, const JsonReader& a)
     c.pointer = entry.pointer;
     const std::vector<Json> params =
         ApplyAxes(x, all, o, first_param, first_workload, first_cache, &c);
+    if (c.replica_strategy && !PairFits(s.replication, *c.replica_strategy, c.replica_domain)) {
+      continue;
+    }
     c.algorithm = ResolveAlgorithm(entry, params, c.nodes, a);
     c.id = CaseId(entry, c);
     if (!x.ids.insert(c.id).second) {
@@ -698,6 +838,10 @@ Json Resolved(const Scenario& s, const Json& doc) {
   for (const MetricGroup* g : s.groups) metrics.push_back(g->name);
   r["metrics"] = metrics;
   if (s.Needs(&GroupPasses::replay)) r["cache"] = ResolvedCache(s.cache_settings, doc["cache"]);
+  if (s.replication.given) {
+    r["replication"]["failed"] = s.replication.failed;
+    r["replication"]["failure_sets"] = s.replication.failure_sets;
+  }
   r["epsilon"] = s.epsilon;
   r["on_unsupported"] = s.on_unsupported == OnUnsupported::kError  ? "error"
                         : s.on_unsupported == OnUnsupported::kSkip ? "skip"
@@ -722,6 +866,7 @@ Scenario ParseScenarioUnchecked(std::string_view text, const std::string& path,
   ReadEvents(root, v["events"], &s);
   ReadOptions(v, &s);
   ReadCache(root, v, &s);
+  ReadReplication(root, v, &s);
   CheckEventPlacement(root, s);
   ReadAlgorithms(root, x);
   CheckCacheWorkload(root, s);

@@ -38,6 +38,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/node.h"
+#include "chsim/replica.h"
 #include "sim/base/json_reader.h"
 #include "sim/cache/cache.h"
 #include "sim/run/metric_group.h"
@@ -111,6 +112,27 @@ struct CacheSettings {
   double recovery_epsilon = 0;  // the rows give its default
 };
 
+// The "replication" request (docs/replicas.md): each key's copies, chosen by
+// a replica strategy (chsim/replica.h) over the case's algorithm, optionally
+// spread over a failure domain of the nodes; and the failures the replicas
+// metric's loss figures assume. "Replicas" are copies of a key; an
+// algorithm's points per node are its own parameter.
+struct ReplicationSettings {
+  bool given = false;
+  // A sweep axis each: the strategies (empty: the first registered one that
+  // applies to each algorithm; "all": every one that applies) and factors.
+  std::vector<const ReplicaStrategy*> strategies;
+  bool strategy_swept = false;  // a list or "all": pairs that do not apply make no case
+  std::vector<uint32_t> factors;
+  bool factor_swept = false;
+  // A sweep axis: the failure domain level copies spread over (nullopt:
+  // "none"); empty when not given.
+  std::vector<std::optional<DomainLevel>> domains;
+  bool domain_swept = false;
+  double failed = 0.01;           // share of the live nodes failing at once (loss figures)
+  uint32_t failure_sets = 10000;  // Monte Carlo failure sets per step
+};
+
 enum class OnUnsupported { kError, kSkip, kRebuild };
 // Which per-node rows a run writes (output.per_node). kAuto, the default,
 // keeps result files small: trial 0 of the cases of at most
@@ -136,6 +158,10 @@ struct CaseSpec {
   Json axes;                                     // swept values that are not algorithm parameters
   std::string pointer;                           // "/algorithms/1"
   CachePolicy cache_policy = CachePolicy::kLru;  // with the cache metric
+  // With "replication": the case's strategy and copies per key (0: none).
+  const ReplicaStrategy* replica_strategy = nullptr;
+  uint32_t replicas = 0;
+  std::optional<DomainLevel> replica_domain;  // the level its copies spread over
 };
 
 struct Scenario {
@@ -158,6 +184,7 @@ struct Scenario {
   // (metric_group.h).
   std::vector<const MetricGroup*> groups;
   CacheSettings cache_settings;  // with the cache metric
+  ReplicationSettings replication;
   double epsilon = 0.1;
   OnUnsupported on_unsupported = OnUnsupported::kError;
   PerNode per_node = PerNode::kAuto;

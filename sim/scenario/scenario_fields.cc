@@ -5,7 +5,9 @@
 // (scenario.cc), scenarios/schema.json (scenario_schema.cc), `chsim list
 // --json` and README's limits table are made from these rows.
 #include <cstdint>
+#include <vector>
 
+#include "chsim/replica.h"
 #include "sim/cache/cache.h"
 #include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
@@ -433,6 +435,63 @@ constexpr ObjectSpec kCache{.name = "cache",
                             .doc = "one cache per node, replayed over the request stream",
                             .fields = kCacheFields};
 
+// --- replication (docs/replicas.md) -------------------------------------------
+
+// The replica strategies' names, from their registry (core/src/replicas/),
+// and "all".
+std::span<const std::string_view> ReplicaStrategyChoices() noexcept {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> out;
+    for (const ReplicaStrategy* s : AllReplicaStrategies()) out.push_back(s->name);
+    out.push_back("all");
+    return out;
+  }();
+  return names;
+}
+
+constexpr std::string_view kReplicationDomains[] = {"none", "host", "rack", "zone"};
+constexpr FieldSpec kReplicationFields[] = {
+    {.name = "factor",
+     .type = FieldType::kInteger,
+     .doc = "copies of each key (replicas, not points per node), on distinct nodes",
+     .required = true,
+     .sweepable = true,
+     .min = 1,
+     .max = kMaxReplicas,
+     .example_json = "3"},
+    {.name = "strategy",
+     .type = FieldType::kEnum,
+     .doc = "how the copies are chosen (chsim list); \"all\": every strategy that applies to the "
+            "algorithm; absent: the first that applies",
+     .sweepable = true,
+     .choices_of = ReplicaStrategyChoices,
+     .example_json = "[\"walk\", \"salted\"]"},
+    {.name = "domain",
+     .type = FieldType::kEnum,
+     .doc = "the failure domain level (of the nodes' topology) whose members should hold at "
+            "most one copy of a key; \"none\": spread over nodes only (the default)",
+     .sweepable = true,
+     .choices = kReplicationDomains},
+    {.name = "failed",
+     .type = FieldType::kNumber,
+     .doc = "the replicas metric's loss figures: share of the live nodes that fail at once "
+            "(at least one node)",
+     .number_min = 0,
+     .number_max = 1,
+     .min_exclusive = true,
+     .max_exclusive = true,
+     .default_json = "0.01"},
+    {.name = "failure_sets",
+     .type = FieldType::kInteger,
+     .doc = "the replicas metric's loss figures: random failure sets drawn per step",
+     .min = 1,
+     .max = 10'000'000,
+     .default_json = "10000"},
+};
+constexpr ObjectSpec kReplication{.name = "replication",
+                                  .doc = "copies of each key: how many, how chosen, where",
+                                  .fields = kReplicationFields};
+
 constexpr FieldSpec kScenarioRows[] = {
     {.name = "$schema",
      .type = FieldType::kString,
@@ -522,6 +581,11 @@ constexpr FieldSpec kScenarioRows[] = {
      .type = FieldType::kObject,
      .doc = "the caches the cache metric replays (required with it)",
      .object = &kCache},
+    {.name = "replication",
+     .type = FieldType::kObject,
+     .doc = "each key's copies (required with the replicas metric; throughput then times them)",
+     .object = &kReplication,
+     .example_json = "{\"factor\": 3, \"strategy\": [\"walk\", \"salted\"]}"},
 };
 
 constexpr ObjectSpec kScenarioObject{

@@ -13,10 +13,13 @@
 #include <unordered_set>
 
 #include "chsim/algorithm.h"
+#include "chsim/replica.h"
 #include "chsim/ring.h"
+#include "chsim/topology.h"
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
 #include "sim/base/thread_pool.h"
+#include "sim/run/copysets.h"
 
 namespace chsim::sim {
 namespace {
@@ -560,6 +563,121 @@ class RingTuner {
   Grid grid_;
 };
 
+// --- Copies (--replicas) ---------------------------------------------------------
+
+// The request's selector over `a`: its strategy, K copies, and racks dealt
+// round-robin over the node ids when asked (`racks` keeps them alive).
+std::unique_ptr<ReplicaSelector> CopySelector(const TuneRequest& r, const Algorithm& a,
+                                              Topology& racks) {
+  ReplicaInput in{.algorithm = &a, .k = r.replicas};
+  if (r.racks > 0) {
+    const std::vector<uint32_t> ids = a.live_ids();
+    racks = Topology();
+    for (uint32_t id = 0; id <= (ids.empty() ? 0 : ids.back()); ++id) {
+      racks.Append({"", "rack" + std::to_string(id % r.racks + 1), ""});
+    }
+    in.topology = &racks;
+    in.domain = DomainLevel::kRack;
+  }
+  return r.strategy->Make(in);
+}
+
+// Calls f(lo, hi) for the runs of a ring's hash space on which the walk's
+// start is constant: each distinct point alone, and the gaps between them.
+template <typename F>
+void ForEachArc(const Ring& ring, F&& f) {
+  const auto points = ring.points();
+  uint64_t next = 0;  // the first hash not yet covered
+  for (size_t i = 0; i < points.size(); ++i) {
+    const uint64_t v = points[i];
+    if (i > 0 && v == points[i - 1]) continue;
+    if (v > next) f(next, v - 1);
+    f(v, v);
+    next = v + 1;
+  }
+  if (next <= ring.space_mask()) f(next, ring.space_mask());
+}
+
+// Each node's copies (by id) and the copysets: exact over a ring's arcs when
+// the copies of both ends of every arc agree, else `keys` sampled hashes.
+struct CopyLoads {
+  std::vector<double> load;
+  bool exact = false;
+  CopysetTable copysets;
+};
+
+bool ArcLoads(const Algorithm& a, const ReplicaSelector& sel, bool tables, CopyLoads& out) {
+  RingView view;
+  if (!a.ViewRing(&view)) return false;
+  uint32_t c[kMaxReplicas], d[kMaxReplicas];
+  bool same = true;
+  ForEachArc(*view.ring, [&](uint64_t lo, uint64_t hi) {
+    if (!same) return;
+    const uint32_t nc = sel.Select(lo, {c, sel.k()});
+    std::sort(c, c + nc);
+    if (hi != lo) {
+      const uint32_t nd = sel.Select(hi, {d, sel.k()});
+      std::sort(d, d + nd);
+      same = nc == nd && std::equal(c, c + nc, d);
+    }
+    for (uint32_t i = 0; i < nc; ++i) out.load[c[i]] += static_cast<double>(hi - lo + 1);
+    if (tables && nc > 0) out.copysets.Add({c, nc}, 1);
+  });
+  return same;
+}
+
+CopyLoads Copies(const Algorithm& a, const ReplicaSelector& sel, uint64_t keys, uint64_t seed,
+                 bool tables) {
+  const std::vector<uint32_t> ids = a.live_ids();
+  CopyLoads out;
+  out.load.assign(ids.empty() ? 0 : ids.back() + 1, 0.0);
+  out.exact = ArcLoads(a, sel, tables, out);
+  if (out.exact) return out;
+  out = CopyLoads{};
+  out.load.assign(ids.empty() ? 0 : ids.back() + 1, 0.0);
+  SplitMix64 g(seed);
+  uint32_t c[kMaxReplicas];
+  for (uint64_t k = 0; k < keys; ++k) {
+    const uint32_t nc = sel.Select(g.Next(), {c, sel.k()});
+    for (uint32_t i = 0; i < nc; ++i) out.load[c[i]] += 1;
+    std::sort(c, c + nc);
+    if (tables && nc > 0) out.copysets.Add({c, nc}, 1);
+  }
+  return out;
+}
+
+// What the answer costs in availability, over `a` (draw 0's names).
+TuneAvailability Availability(const TuneRequest& r, const Algorithm& a, uint64_t seed) {
+  Topology racks;
+  const std::unique_ptr<ReplicaSelector> sel = CopySelector(r, a, racks);
+  const CopyLoads c = Copies(a, *sel, r.keys, seed, true);
+  const std::vector<uint32_t> live = a.live_ids();
+  const double n = static_cast<double>(live.size());
+  TuneAvailability out;
+  out.exact = c.exact;
+  out.peers = r.racks > 0 ? n * (r.racks - 1) / r.racks : n - 1;
+  if (a.RingPointsPerNode() > 0) {
+    out.expected_neighbours =
+        ExpectedReplicaNeighbours(out.peers, a.RingPointsPerNode(), r.replicas);
+  }
+  out.scatter_width = ScatterWidths(c.copysets, live).mean;
+  LossRequest loss;
+  loss.live = live;
+  loss.copies = r.replicas;
+  loss.failed = static_cast<uint32_t>(std::clamp(std::round(r.failed * n), 1.0, n));
+  loss.seed = Derive(seed, Tag("tune-failures"));
+  loss.threads = static_cast<unsigned>(std::max(1, r.threads));
+  const LossFigures l = EvaluateLoss(c.copysets, loss);
+  out.failed_nodes = loss.failed;
+  out.copysets = l.copysets;
+  out.loss_formula = l.formula;
+  out.failure_sets = l.sets;
+  out.loss_p = l.sets ? static_cast<double>(l.sets_with_loss) / static_cast<double>(l.sets) : 0;
+  out.loss_low = out.loss_high = out.loss_p;
+  if (!l.exhaustive) WilsonInterval(l.sets_with_loss, l.sets, &out.loss_low, &out.loss_high);
+  return out;
+}
+
 // Any other algorithm's tuned parameter: exact Monte Carlo over drawn node
 // names (no model), common names across candidates, the spec's grid (e.g.
 // primes), from the spec's first guess in steps of x2.
@@ -581,6 +699,7 @@ class ParamTuner {
 
   TuneResult Run() {
     const double guess = Churn()            ? 10.0 * n_  // a table 10x the nodes
+                         : Copies()         ? CopiesGuess()
                          : spec_.tune_guess ? spec_.tune_guess(n_, r_.target)
                                             : double(DefaultValue());
     res_.analytic = guess;
@@ -596,12 +715,27 @@ class ParamTuner {
       Evaluate(current);
       res_.current = res_.estimates.back();
     }
+    if (Copies()) {
+      const std::vector<Node> nodes = Names(0);
+      const uint32_t at = res_.met ? res_.answer : current;
+      res_.availability = Availability(r_, *spec_.Make(nodes, With(at)), Derive(r_.seed, 0));
+    }
     res_.summary = Summary(current);
     return std::move(res_);
   }
 
  private:
   bool Churn() const { return r_.objective == TuneObjective::kExcessChurn; }
+  bool Copies() const { return r_.replicas > 0; }
+  // Rings: the analytic one-copy guess over K (a node's K copies come from
+  // about K times as many arcs); others: the spec's guess.
+  double CopiesGuess() const {
+    if (TunesRings(spec_)) {
+      const double v = AnalyticPoints(n_, r_.target, r_.confidence);
+      return std::isfinite(v) ? std::max(1.0, v / r_.replicas) : double(grid_.max);
+    }
+    return spec_.tune_guess ? spec_.tune_guess(n_, r_.target) : double(DefaultValue());
+  }
   uint32_t DefaultValue() const { return static_cast<uint32_t>(param_.default_number); }
 
   std::vector<Node> Names(uint32_t draw) const {
@@ -641,7 +775,11 @@ class ParamTuner {
     std::unique_ptr<Algorithm> a = spec_.Make(nodes, With(value));
     if (Churn()) return ExcessChurn(*a, value, draw % n_);
     std::vector<double> load(n_, 0.0);
-    if (spec_.capabilities.exact_shares) {
+    if (Copies()) {
+      Topology racks;
+      const std::unique_ptr<ReplicaSelector> sel = CopySelector(r_, *a, racks);
+      load = chsim::sim::Copies(*a, *sel, r_.keys, Derive(r_.seed, draw), false).load;
+    } else if (spec_.capabilities.exact_shares) {
       std::vector<double> shares = *a->StructuralShares();
       for (uint32_t i = 0; i < n_; ++i) load[i] = shares[i];
     } else {
@@ -687,19 +825,44 @@ class ParamTuner {
 
   std::string Summary(uint32_t current) const {
     const std::string what(param_.name);
-    const char* goal = Churn() ? "excess churn <= " : "max/mean <= ";
+    const char* goal = Churn()    ? "excess churn <= "
+                       : Copies() ? "the hottest node's share of all copies <= "
+                                  : "max/mean <= ";
     if (!res_.met) {
-      return Format("n=%u, %s: no %s up to %u keeps %s%.4g with %.0f%% confidence", n_,
-                    std::string(spec_.name).c_str(), what.c_str(), grid_.max, goal, r_.target,
-                    100 * r_.confidence);
+      return Format("n=%u, %s%s: no %s up to %u keeps %s%.4g with %.0f%% confidence%s", n_,
+                    std::string(spec_.name).c_str(), CopiesText().c_str(), what.c_str(), grid_.max,
+                    goal, r_.target, 100 * r_.confidence, AvailabilityText().c_str());
     }
     const TuneEstimate* at = FindEstimate(res_, res_.answer, nullptr);
     return Format(
-        "n=%u, %s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, %.1f] over "
-        "%u draws); %s %u gives %.4g median",
-        n_, std::string(spec_.name).c_str(), what.c_str(), res_.answer, goal, r_.target,
-        100 * r_.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high, at->draws,
-        what.c_str(), current, res_.current.median_max_over_mean);
+        "n=%u, %s%s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, %.1f] "
+        "over %u draws); %s %u gives %.4g median%s",
+        n_, std::string(spec_.name).c_str(), CopiesText().c_str(), what.c_str(), res_.answer, goal,
+        r_.target, 100 * r_.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high,
+        at->draws, what.c_str(), current, res_.current.median_max_over_mean,
+        AvailabilityText().c_str());
+  }
+
+  // ", 3 copies by walk over 3 racks".
+  std::string CopiesText() const {
+    if (!Copies()) return "";
+    return Format(", %u copies by %s%s", r_.replicas, std::string(r_.strategy->name).c_str(),
+                  r_.racks ? Format(" over %u racks", r_.racks).c_str() : "");
+  }
+
+  // "; at 120: 38.2 replica neighbours per node (Netflix model 39.1), P(loss) ...".
+  std::string AvailabilityText() const {
+    if (!Copies()) return "";
+    const TuneAvailability& a = res_.availability;
+    const std::string model = a.expected_neighbours > 0
+                                  ? Format(" (Lynch-Snyder model %.1f)", a.expected_neighbours)
+                                  : std::string();
+    return Format(
+        "; at %u: %.1f replica neighbours per node%s; with %u of %u nodes failed, P(some key "
+        "loses every copy) %.3g (Copysets formula over %llu copysets %.3g; %s)",
+        res_.met ? res_.answer : DefaultValue(), a.scatter_width, model.c_str(), a.failed_nodes, n_,
+        a.loss_p, static_cast<unsigned long long>(a.copysets), a.loss_formula,
+        a.exact ? "every arc holding keys" : "sampled keys");
   }
 
   const TuneRequest& r_;
@@ -713,21 +876,6 @@ class ParamTuner {
 };
 
 }  // namespace
-
-void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi) {
-  if (m == 0) {
-    *lo = 0;
-    *hi = 1;
-    return;
-  }
-  // Wilson (1927) score interval, z = 1.96 (95%).
-  const double z = 1.959963984540054, p = double(k) / m, z2 = z * z;
-  const double denom = 1 + z2 / m;
-  const double center = (p + z2 / (2 * m)) / denom;
-  const double half = z * std::sqrt(p * (1 - p) / m + z2 / (4.0 * m * m)) / denom;
-  *lo = std::max(0.0, center - half);
-  *hi = std::min(1.0, center + half);
-}
 
 double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node) {
   // Per-node probability needed so that all n stay under the target.
@@ -768,7 +916,9 @@ bool TunesRings(const AlgorithmSpec& spec) {
 
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
   const AlgorithmSpec& spec = TunedAlgorithm(request.algorithm);
-  const bool rings = TunesRings(spec);
+  // With copies, rings too take the exact draws of ParamTuner (no Gamma
+  // model of copy shares).
+  const bool rings = TunesRings(spec) && request.replicas == 0;
   TuneResult res =
       rings ? RingTuner(request, spec, progress).Run() : ParamTuner(request, spec, progress).Run();
   res.algorithm = spec.name;

@@ -36,6 +36,18 @@
 // not decided. A given server list is deterministic (one draw: its own names),
 // settled always. Probabilities carry Wilson score intervals.
 //
+// With copies (--replicas K): the figure is the hottest node's share of all K
+// copies of every key (chsim/replica.h's strategy over each candidate
+// instance), not of primaries alone, over the parameter's grid from K times
+// fewer points than the analytic one-copy guess, with exact draws only (no
+// model). It is exact over a ring's arcs when the strategy's copies depend
+// only on the arc a key falls in (checked at both ends of every arc: walk is;
+// a salted strategy is not and is sampled with `keys` keys). The same run
+// reports what the answer costs in availability: Lynch and Snyder's expected
+// replica neighbours per node beside the measured scatter width, and the
+// Copysets loss probability when 1% of the nodes fail (every arc holding
+// keys), both over draw 0 (sim/run/copysets.h).
+//
 // Thread-safety: Tune is reentrant; it runs `threads` worker threads itself.
 // Determinism: the same request and seed give the same answer and the same
 // estimates on any thread count (timings aside).
@@ -51,6 +63,8 @@
 #include "chsim/algorithm.h"
 #include "chsim/node.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
+#include "sim/base/stats.h"  // WilsonInterval
 
 namespace chsim::sim {
 
@@ -83,6 +97,12 @@ struct TuneRequest {
   double time_budget_seconds = 20;  // for the exact check; > 0, +inf: no time limit
   uint64_t seed = 1;
   int threads = 1;
+  // Copies per key (0: primaries only, the plain question), their strategy
+  // and the racks nodes are dealt into round-robin (0: none).
+  uint32_t replicas = 0;
+  const ReplicaStrategy* strategy = nullptr;
+  uint32_t racks = 0;
+  double failed = 0.01;  // the share failing at once in the availability figures
 };
 
 struct TuneEstimate {
@@ -105,6 +125,20 @@ struct TuneCost {
   double lookup_ns = 0;  // wall time, key hash included
 };
 
+// What the answer costs in availability (with copies), over draw 0's names.
+struct TuneAvailability {
+  bool exact = false;              // copy shares over the ring's arcs (else sampled keys)
+  double peers = 0;                // eligible replica peers: n - 1, or n (R-1)/R with racks
+  double expected_neighbours = 0;  // Lynch & Snyder's E at the answer (rings)
+  double scatter_width = 0;        // measured: distinct peers per node, mean
+  uint32_t failed_nodes = 0;       // F
+  uint64_t copysets = 0;           // distinct copysets (every arc holding keys)
+  double loss_formula = 0;         // the Copysets paper's P at F
+  double loss_p = 0;               // share of failure sets losing some key's every copy
+  double loss_low = 0, loss_high = 0;
+  uint64_t failure_sets = 0;
+};
+
 struct TuneResult {
   std::string algorithm;                // the algorithm tuned (resolved: never "")
   std::string parameter;                // its tuned parameter
@@ -123,7 +157,8 @@ struct TuneResult {
   // Given list only: the list as is.
   double list_max_over_mean = 0;
   std::string hottest_label;
-  std::string summary;  // one line for humans, never cut short
+  TuneAvailability availability;  // with copies
+  std::string summary;            // one line for humans, never cut short
 };
 
 // The spec `name` tunes ("": the first registered algorithm that builds Ketama
@@ -143,9 +178,6 @@ TuneResult Tune(const TuneRequest& request, const TuneProgress& progress = {});
 
 // Analytic least v (continuous) for n equal nodes; +inf when unreachable.
 double AnalyticPoints(uint32_t n, double target, double confidence, double keys_per_node = 0);
-
-// Wilson score interval for k successes in m trials at z = 1.96.
-void WilsonInterval(uint32_t k, uint32_t m, double* lo, double* hi);
 
 }  // namespace chsim::sim
 

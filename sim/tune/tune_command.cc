@@ -7,6 +7,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
 #include "sim/base/errors.h"
 #include "sim/base/thread_pool.h"
 #include "sim/scenario/server_list.h"
@@ -72,6 +73,62 @@ nlohmann::json CostJson(const TuneCost& c) {
           {"lookup_ns", c.lookup_ns}};
 }
 
+// --replicas, --strategy and --racks: the copies' request, checked as
+// chsim run checks a scenario's replication.
+void SetCopies(const TuneOptions& o, const AlgorithmSpec& spec, uint32_t n, TuneRequest* r) {
+  if (o.replicas == 0) {
+    if (!o.strategy.empty() || o.racks != 0) {
+      throw UsageError("--strategy and --racks go with --replicas K (copies per key)");
+    }
+    return;
+  }
+  if (o.max_excess_churn != 0) {
+    throw UsageError(
+        "--replicas tunes the hottest node's share of all copies: give "
+        "--max-over-mean, not --max-excess-churn");
+  }
+  if (!o.profile.empty()) {
+    throw UsageError(
+        "--replicas tunes an algorithm's points (--algorithm NAME --hasher NAME), "
+        "not a client profile");
+  }
+  if (o.replicas > n || o.replicas > kMaxReplicas) {
+    throw UsageError("--replicas: found " + std::to_string(o.replicas) + "; accepted: 1.." +
+                     std::to_string(std::min<uint32_t>(n, kMaxReplicas)) + " (distinct nodes)");
+  }
+  std::string fit;
+  for (const ReplicaStrategy* st : ReplicaStrategiesFor(spec))
+    fit += (fit.empty() ? "" : ", ") + std::string(st->name);
+  if (o.strategy.empty()) {
+    if (fit.empty())
+      throw UsageError("--replicas: no replica strategy applies to " + std::string(spec.name));
+    r->strategy = ReplicaStrategiesFor(spec).front();
+  } else {
+    r->strategy = FindReplicaStrategy(o.strategy);
+    if (!r->strategy || !r->strategy->AppliesTo(spec)) {
+      throw UsageError("--strategy '" + o.strategy + "': " +
+                       (r->strategy ? "does not apply to " : "no such replica strategy; for ") +
+                       std::string(spec.name) + " accepted: " + (fit.empty() ? "none" : fit));
+    }
+  }
+  if (o.racks > 0 && !r->strategy->UsesDomains()) {
+    throw UsageError("--racks: strategy " + std::string(r->strategy->name) +
+                     " does not place copies by failure domain");
+  }
+  if (o.racks > n) {
+    throw UsageError("--racks: found " + std::to_string(o.racks) + "; accepted: 1.." +
+                     std::to_string(n) + " (the nodes)");
+  }
+  if (o.racks > 0 && o.racks < o.replicas && !r->strategy->short_results) {
+    throw UsageError("--racks: found " + std::to_string(o.racks) + " racks for " +
+                     std::to_string(o.replicas) + " copies per key; accepted: at least " +
+                     std::to_string(o.replicas) + " (strategy " + std::string(r->strategy->name) +
+                     " cannot answer short)");
+  }
+  r->replicas = o.replicas;
+  r->racks = o.racks;
+}
+
 }  // namespace
 
 TuneRequest MakeTuneRequest(const TuneOptions& o) {
@@ -99,6 +156,12 @@ TuneRequest MakeTuneRequest(const TuneOptions& o) {
     const bool exact = spec.capabilities.exact_shares;
     r.max_exact_draws = std::min<uint32_t>(o.draws, exact ? 200 : 50);
     if (!exact && o.keys == 1'000'000) r.keys = 100'000;
+  }
+  SetCopies(o, spec, r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size()), &r);
+  if (r.replicas > 0) {
+    // Exact draws only, each building the instance and walking every arc.
+    r.max_exact_draws = std::min<uint32_t>(o.draws, 500);
+    if (o.keys == 1'000'000) r.keys = 200'000;
   }
   r.time_budget_seconds = o.time_budget;
   r.seed = o.seed;
@@ -154,9 +217,27 @@ nlohmann::json TuneDocument(const TuneOptions& o, const TuneRequest& r, const Tu
       answer["exact_draws"] = res.exact_draws;
     }
   }
-  if (!r.nodes.empty()) {
+  if (!r.nodes.empty() && r.replicas == 0) {
     answer["list_max_over_mean"] = res.list_max_over_mean;
     answer["hottest"] = res.hottest_label;
+  }
+  if (r.replicas > 0) {
+    doc["request"]["replicas"] = r.replicas;
+    doc["request"]["strategy"] = std::string(r.strategy->name);
+    doc["request"]["racks"] = r.racks;
+    const TuneAvailability& a = res.availability;
+    answer["availability"] = {
+        {"exact", a.exact},
+        {"peers", a.peers},
+        {"expected_neighbours", or_null(a.expected_neighbours > 0, a.expected_neighbours)},
+        {"scatter_width", a.scatter_width},
+        {"failed_nodes", a.failed_nodes},
+        {"copysets", a.copysets},
+        {"loss_formula", a.loss_formula},
+        {"loss_p", a.loss_p},
+        {"loss_ci_low", a.loss_low},
+        {"loss_ci_high", a.loss_high},
+        {"failure_sets", a.failure_sets}};
   }
   doc["answer"] = answer;
   Json est = Json::array();

@@ -37,7 +37,10 @@ struct TuneOptions {
   uint32_t draws = 2000;
   double time_budget = 20;
   uint64_t seed = 1;
-  int threads = 0;  // 0: every core
+  int threads = 0;        // 0: every core
+  uint32_t replicas = 0;  // copies per key (0: primaries only)
+  std::string strategy;   // with replicas: "" is the first that applies
+  uint32_t racks = 0;
 };
 
 // Most keys --metric sampled takes.

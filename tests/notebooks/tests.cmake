@@ -6,7 +6,7 @@ add_test(NAME notebooks_loader
 add_test(NAME notebooks_clean
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_clean.py
                  ${PROJECT_SOURCE_DIR}/notebooks
-                 --expect balance remapping throughput tuning report python_api cache)
+                 --expect balance remapping throughput tuning report python_api cache replicas)
 # The notebooks' ring-balance theory against chsim's theory rows and tune's analytic answer.
 add_test(NAME notebooks_theory_matches_chsim
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/theory_test.py $<TARGET_FILE:chsim>)

@@ -18,6 +18,19 @@ foreach(_test walk topk salted nts topk_domain choosek bad_input)
   set_tests_properties(replicas.cli_${_test} PROPERTIES LABELS replicas TIMEOUT ${CHSIM_HANG_S})
 endforeach()
 
+# The replicas metric group and `chsim tune --replicas` against counts made in
+# Python from `chsim locate --replicas` and from the research ring's arcs
+# (tests/replicas/replicas_group_test.py says what each reads):
+#  - replicas.group_churn: balance, churn, fan-in/out, copysets, scatter width;
+#  - replicas.group_loss: the loss by brute force over every failure set;
+#  - replicas.group_tune: copy shares, copysets and scatter width over the arcs.
+foreach(_test churn loss tune)
+  add_test(NAME replicas.group_${_test}
+           COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/replicas_group_test.py
+                   $<TARGET_FILE:chsim> ${_test})
+  set_tests_properties(replicas.group_${_test} PROPERTIES LABELS replicas TIMEOUT ${CHSIM_HANG_S})
+endforeach()
+
 # Failure domains as a user meets them (label replicas; tests/replicas/cli_topology_test.py):
 #  - replicas.cli_topology_server_list: domain columns change nothing else a server list says,
 #    and a bad column is refused naming its line;

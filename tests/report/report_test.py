@@ -284,7 +284,7 @@ def check_report_dir(d, expect_inputs):
     at = [text.find(needle) for needle in order]
     if -1 in at or at != sorted(at):
         fail(f"{rep}: sections {list(zip(order, at))}; wanted each once, in this order")
-    for nb in ("balance", "remapping", "throughput", "tuning", "cache"):
+    for nb in ("balance", "remapping", "throughput", "tuning", "cache", "replicas"):
         h = d / "notebooks" / f"{nb}.html"
         if not h.exists():
             fail(f"{h} missing")

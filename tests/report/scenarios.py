@@ -258,7 +258,26 @@ def _draw(rng, seed, directory, catalog):
     if "throughput" in metrics:
         sc["throughput"] = {"keys": 1024, "min_time_ms": 1, "repetitions": 1}
     _add_cache(random.Random(seed * 7919 + 1), sc, catalog)
+    _add_replicas(random.Random(seed * 7919 + 2), sc, catalog)
     return sc
+
+
+def _add_replicas(rng, sc, catalog):
+    """Sometimes the replicas metric (its own random stream): two copies per key by every
+    strategy that applies, or by one of the registry's, when every algorithm named has one
+    (so the report meets replicas rows, and files without them)."""
+    strategies = {a["name"]: a.get("replica_strategies", []) for a in catalog["algorithms"]}
+    names = [a.get("algorithm") for a in sc["algorithms"]] if isinstance(sc["algorithms"], list) \
+        else []
+    if rng.random() >= 0.35 or not names or any(not strategies.get(n) for n in names):
+        return
+    counts = sc["nodes"].get("count", 0)
+    if min(counts if isinstance(counts, list) else [counts]) < 4:
+        return
+    common = set.intersection(*(set(strategies[n]) for n in names))
+    sc["metrics"].append("replicas")
+    sc["replication"] = {"factor": 2, "failure_sets": 200,
+                         "strategy": rng.choice(["all"] + sorted(common))}
 
 
 def _add_cache(rng, sc, catalog):
