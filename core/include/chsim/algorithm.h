@@ -73,6 +73,7 @@ struct Capabilities {
 struct AlgorithmSpec;
 struct RingView;        // chsim/ring.h
 struct RendezvousView;  // chsim/rendezvous.h
+struct CrushView;       // chsim/crush.h
 
 // What an instance exposes of its structure, for the replica strategies that
 // walk it (chsim/replica.h). A spec declares it; each instance of that spec
@@ -84,6 +85,9 @@ struct StructureViews {
   // Locate answers the highest rendezvous score (chsim/rendezvous.h), and
   // ViewRendezvous gives the seeds and weights it scores.
   bool rendezvous = false;
+  // Locate answers a CRUSH straw2 choice over the live nodes as devices
+  // (chsim/crush.h), and ViewCrush gives their ids and 16.16 weights.
+  bool crush = false;
 };
 
 class Algorithm {
@@ -135,6 +139,7 @@ class Algorithm {
   // points into the instance and holds until its next Add or Remove.
   virtual bool ViewRing(RingView* /*view*/) const noexcept { return false; }
   virtual bool ViewRendezvous(RendezvousView* /*view*/) const noexcept { return false; }
+  virtual bool ViewCrush(CrushView* /*view*/) const noexcept { return false; }
 };
 
 // One step of an instance's life, as an admission check sees it: no instance,
