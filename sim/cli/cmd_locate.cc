@@ -15,6 +15,7 @@
 #include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "sim/base/errors.h"
+#include "sim/base/text_file.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/key_lines.h"
 #include "sim/scenario/server_list.h"
@@ -87,6 +88,8 @@ struct AlgorithmOptions {
   std::vector<std::string> remove;                        // labels, in order
   std::string replicas;                                   // --replicas K, as given
   std::string strategy;                                   // --strategy NAME
+  std::vector<std::string> strategy_params;               // --strategy-param NAME=VALUE
+  std::string crush_map;                                  // --crush-map FILE
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -133,6 +136,13 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--strategy", a.strategy,
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
                   "(default: the first that applies to the algorithm)");
+  cmd->add_option("--strategy-param", a.strategy_params,
+                  "with --replicas: NAME=VALUE, a parameter of the strategy (chsim list); "
+                  "repeatable")
+      ->allow_extra_args(false);
+  cmd->add_option("--crush-map", a.crush_map,
+                  "with --replicas and a strategy that reads one (crush): a CRUSH map in "
+                  "crushtool's text form (crushtool -d); server i of --servers is device i");
 }
 
 // Rejects algorithm parameters without --algorithm, and any flag the
@@ -277,14 +287,42 @@ void WriteKeyReplicas(const std::string& path, std::span<const Node> nodes, cons
   out.Flush();
 }
 
+// --strategy-param NAME=VALUE, each read by the strategy's ParamSpec.
+Params StrategyParams(const ReplicaStrategy& s, const AlgorithmOptions& a, size_t nodes) {
+  Params p;
+  for (const std::string& given : a.strategy_params) {
+    const size_t eq = given.find('=');
+    const std::string name = given.substr(0, eq);
+    const auto spec = std::find_if(s.params.begin(), s.params.end(),
+                                   [&](const ParamSpec& ps) { return ps.name == name; });
+    if (eq == std::string::npos || spec == s.params.end()) {
+      std::string names;
+      for (const ParamSpec& ps : s.params)
+        names += (names.empty() ? "" : ", ") + std::string(ps.name);
+      throw sim::UsageError("--strategy-param: found '" + given + "'; accepted: NAME=VALUE, NAME " +
+                            "a parameter of " + std::string(s.name) + ": " +
+                            (names.empty() ? "none" : names));
+    }
+    try {
+      p.Set(name, spec->Parse(given.substr(eq + 1), nodes));
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError("--strategy-param " + name + ": " + e.what());
+    }
+  }
+  return p;
+}
+
 void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hasher& hasher,
                     const sim::ServerList& list, const AlgorithmOptions& a,
                     const std::string& keys) {
   const ReplicaStrategy& strategy = StrategyFor(a, spec);
   const uint32_t k = ReplicaCount(a, algo.num_nodes());
+  const Params params = StrategyParams(strategy, a, algo.num_nodes());
+  const std::string map = a.crush_map.empty() ? "" : sim::ReadFileOrStdin(a.crush_map);
   std::unique_ptr<ReplicaSelector> selector;
   try {
-    selector = strategy.Make(ReplicaInput{.algorithm = &algo, .k = k});
+    selector =
+        strategy.Make(ReplicaInput{.algorithm = &algo, .k = k, .map = {a.crush_map, map}}, params);
   } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
     throw sim::UsageError(std::string("--replicas: ") + e.what());
   }
@@ -348,6 +386,11 @@ void AddLocateCommand(CLI::App& app) {
     CheckOptionMix(cmd, *algo);
     if (!algo->strategy.empty() && algo->replicas.empty()) {
       throw sim::UsageError("--strategy needs --replicas K");
+    }
+    if ((!algo->strategy_params.empty() || !algo->crush_map.empty()) && algo->replicas.empty()) {
+      throw sim::UsageError(
+          std::string(algo->crush_map.empty() ? "--strategy-param" : "--crush-map") +
+          " needs --replicas K");
     }
     if (algo->name.empty() && !algo->replicas.empty()) {
       // The peer's ring is the one the ketama algorithm builds from the same

@@ -14,6 +14,12 @@ Usage: cli_replicas_test.py CHSIM TEST, TEST one of:
              or -w / ln(u) with weights, ties to the earlier server.
   salted     K distinct servers from jump over the salted hashes h, Mix64(Mix64(h) ^ s) for
              s = 1, 2, ..., a colliding draw drawn again, 50 draws per copy at most.
+  crush      Ceph's placement of object names as osdmaptool printed it
+             (tests/compat/golden-crush/objects.tsv): --algorithm straw2 over servers osd.0 ..
+             osd.22 (server i is device i), --strategy crush --crush-map maps/racks.txt (crushtool
+             -d's text), --strategy-param pg_num=... pool=1; and the refusals of a bad map (one
+             line naming its file and line), a map for a strategy that reads none, an unknown
+             strategy parameter.
   bad_input  refusals in one line with exit 2: K of 0, above the live servers, not a number; an
              unknown strategy (naming the accepted ones, from `chsim list --json`); a strategy
              that does not apply to the algorithm (naming those that do); --strategy without
@@ -247,8 +253,43 @@ def test_bad_input(folder):
           "each in one line with exit 2")
 
 
+CRUSH_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "compat", "golden-crush")
+
+
+def test_crush(folder):
+    rows = []
+    with open(os.path.join(CRUSH_GOLDEN, "objects.tsv"), "rb") as f:
+        for line in f.read().split(b"\n"):
+            if line:
+                rows.append(line.split(b"\t"))
+    labels = [f"osd.{i}" for i in range(23)]
+    servers = write_servers(folder, "osds.txt", [(label,) for label in labels])
+    racks = os.path.join(CRUSH_GOLDEN, "maps", "racks.txt")
+    pg_num = int(rows[0][1])
+    names = b"".join(r[0] + b"\n" for r in rows)
+    base = ["locate", "--servers", servers, "--algorithm", "straw2", "--replicas", "3",
+            "--strategy", "crush"]
+    got = lines(chsim(*base, "--crush-map", racks, "--strategy-param", f"pg_num={pg_num}",
+                      "--strategy-param", "pool=1", "-", stdin=names))
+    want = [b"\t".join([r[0]] + [f"osd.{d}".encode() for d in r[3].decode().split(",")])
+            for r in rows]
+    agree = compare("crush objects", got, want)
+    bad_map = os.path.join(folder, "bad.txt")
+    with open(racks) as src, open(bad_map, "w") as dst:
+        dst.write(src.read().replace("item osd.3 weight", "item osd.3 weight -", 1))
+    with open(bad_map) as f:
+        bad_line = next(i for i, line in enumerate(f, 1) if "weight -" in line)
+    refused(base + ["--crush-map", bad_map], f"{bad_map}:{bad_line}: weight")
+    refused(["locate", "--servers", servers, "--algorithm", "rendezvous", "--replicas", "2",
+             "--strategy", "topk", "--crush-map", racks], "strategy topk reads no CRUSH map")
+    refused(base + ["--crush-map", racks, "--strategy-param", "bogus=1"],
+            "--strategy-param: found 'bogus=1'", "mode, rule, pg_num, pool")
+    print(f"crush: {agree} of {len(want)} objects on osdmaptool's OSDs; refusals in one line")
+
+
 def main():
-    tests = {"walk": test_walk, "topk": test_topk, "salted": test_salted,
+    tests = {"walk": test_walk, "topk": test_topk, "salted": test_salted, "crush": test_crush,
              "bad_input": test_bad_input}
     if TEST not in tests:
         sys.exit(f"unknown test {TEST!r}; accepted: {', '.join(tests)}")

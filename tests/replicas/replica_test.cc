@@ -378,7 +378,7 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   const Ids five = {0, 1, 2, 3, 4}, four = {0, 1, 2, 3};
   EXPECT_EQ(Refusal(topk, {hrw.get(), 2, five}),
             "strategy topk does not place copies by failure domain; strategies that do: walk, "
-            "salted");
+            "salted, crush");
   EXPECT_EQ(Refusal(salted, {hrw.get(), 2, four}),
             "replicas: no failure domain for node id 4 (4 given)");
   const std::string not_for = Refusal(walk, {jump.get(), 3});

@@ -74,12 +74,21 @@ class ReplicaSelector {
   uint32_t k_;
 };
 
+// A file a strategy reads, as its caller read it (core reads no files): its
+// name for messages and its text. Empty text: none given.
+struct ReplicaFile {
+  std::string_view name = {};
+  std::string_view text = {};
+};
+
 // What a selector is made over. `domains[id]` is node id's failure domain;
-// empty: no domains.
+// empty: no domains. `map`: a CRUSH map in crushtool's text form, for the
+// strategies that read one (crush); the others refuse it.
 struct ReplicaInput {
   const Algorithm* algorithm = nullptr;
   uint32_t k = 1;
   std::span<const uint32_t> domains = {};
+  ReplicaFile map = {};
 };
 
 // What a replica strategy is, in one registry row.
@@ -103,6 +112,9 @@ struct ReplicaStrategy {
   bool short_results = false;
   // The first copy is always the algorithm's Locate answer for the key.
   bool first_is_locate = false;
+  // Places copies by a CRUSH map given in ReplicaInput::map (else Admit
+  // refuses one).
+  bool reads_map = false;
   std::span<const ParamSpec> params = {};
   // Refuses what depends on the parameters and the request (beyond the rules
   // every strategy shares, which Admit checks); null when nothing.
