@@ -11,6 +11,7 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/replica.h"
+#include "chsim/topology.h"
 #include "sim/cache/cache.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
@@ -94,6 +95,16 @@ void List() {
   for (const AlgorithmSpec* a : AllAlgorithms()) ListAlgorithm(*a);
   std::printf("replica strategies: (chsim locate --replicas K --strategy NAME)\n");
   for (const ReplicaStrategy* r : AllReplicaStrategies()) ListStrategy(*r);
+  std::printf(
+      "failure domains: (server list: host=H rack=R zone=Z; scenario \"nodes\": "
+      "\"racks\": 3)\n");
+  for (DomainLevel l : kAllDomainLevels) {
+    const size_t i = static_cast<size_t>(l);
+    Line(DomainLevelName(l),
+         i + 1 < kDomainLevels
+             ? "lies in one " + std::string(DomainLevelName(kAllDomainLevels[i + 1]))
+             : std::string("the outermost level (a datacenter)"));
+  }
   std::printf("workloads: (scenario \"workload\": {\"type\": NAME, ...})\n");
   for (const sim::WorkloadSpec* w : sim::AllWorkloads()) Line(w->name, w->doc);
   std::printf("cache policies: (scenario \"cache\": {\"policy\": NAME, ...}; docs/cache.md)\n");

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "chsim/profile.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
+#include "chsim/topology.h"
 #include "sim/base/errors.h"
 #include "sim/base/text_file.h"
 #include "sim/cli/commands.h"
@@ -32,7 +34,9 @@ struct RingOptions {
 };
 
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
-  cmd->add_option("--servers", o.servers, "server list file: HOST[:PORT] [WEIGHT [NAME]] per line")
+  cmd->add_option(
+         "--servers", o.servers,
+         "server list file: HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z] per line")
       ->required();
   cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
       ->capture_default_str();
@@ -90,6 +94,7 @@ struct AlgorithmOptions {
   std::string strategy;                                   // --strategy NAME
   std::vector<std::string> strategy_params;               // --strategy-param NAME=VALUE
   std::string crush_map;                                  // --crush-map FILE
+  std::string domain;                                     // --domain LEVEL
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -135,7 +140,11 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
                   "in replica order (the first is the one plain locate prints), after --remove");
   cmd->add_option("--strategy", a.strategy,
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
-                  "(default: the first that applies to the algorithm)");
+                  "(default: the first that applies to the algorithm, and places by domain "
+                  "with --domain)");
+  cmd->add_option("--domain", a.domain,
+                  "with --replicas: spread the copies over this failure-domain level (host, "
+                  "rack or zone), read from the server list's host=/rack=/zone= columns");
   cmd->add_option("--strategy-param", a.strategy_params,
                   "with --replicas: NAME=VALUE, a parameter of the strategy (chsim list); "
                   "repeatable")
@@ -235,13 +244,19 @@ uint32_t ReplicaCount(const AlgorithmOptions& a, size_t live) {
 // The strategy --strategy names (default: the first that applies), refused
 // in one line when unknown or not for this algorithm, naming the choices.
 const ReplicaStrategy& StrategyFor(const AlgorithmOptions& a, const AlgorithmSpec& spec) {
-  const std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+  std::vector<const ReplicaStrategy*> fit = ReplicaStrategiesFor(spec);
+  if (!a.domain.empty() && a.strategy.empty()) {
+    std::erase_if(fit, [](const ReplicaStrategy* s) { return !s->UsesDomains(); });
+  }
   std::string fit_names;
   for (const ReplicaStrategy* s : fit)
     fit_names += (fit_names.empty() ? "" : ", ") + std::string(s->name);
   if (a.strategy.empty()) {
-    if (fit.empty())
-      throw sim::UsageError("--replicas: no replica strategy applies to " + std::string(spec.name));
+    if (fit.empty()) {
+      throw sim::UsageError("--replicas: no replica strategy " +
+                            std::string(a.domain.empty() ? "" : "that places by domain ") +
+                            "applies to " + std::string(spec.name));
+    }
     return *fit.front();
   }
   const ReplicaStrategy* s = FindReplicaStrategy(a.strategy);
@@ -312,17 +327,38 @@ Params StrategyParams(const ReplicaStrategy& s, const AlgorithmOptions& a, size_
   return p;
 }
 
+// --domain LEVEL: a level the list's columns give.
+std::optional<DomainLevel> DomainOption(const AlgorithmOptions& a, const sim::ServerList& list,
+                                        const std::string& servers) {
+  if (a.domain.empty()) return std::nullopt;
+  const std::optional<DomainLevel> level = FindDomainLevel(a.domain);
+  if (!level) {
+    throw sim::UsageError("--domain: found '" + a.domain + "'; accepted: " + DomainLevelNames());
+  }
+  if (!list.topology.Has(*level)) {
+    throw sim::UsageError("--domain " + a.domain + ": " + servers + " gives no " + a.domain +
+                          " (its domain columns: " + list.topology.LevelNames() +
+                          "); accepted: a level its lines give as " + a.domain + "=NAME");
+  }
+  return level;
+}
+
 void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hasher& hasher,
                     const sim::ServerList& list, const AlgorithmOptions& a,
-                    const std::string& keys) {
+                    const std::string& servers, const std::string& keys) {
+  const std::optional<DomainLevel> domain = DomainOption(a, list, servers);
   const ReplicaStrategy& strategy = StrategyFor(a, spec);
   const uint32_t k = ReplicaCount(a, algo.num_nodes());
   const Params params = StrategyParams(strategy, a, algo.num_nodes());
   const std::string map = a.crush_map.empty() ? "" : sim::ReadFileOrStdin(a.crush_map);
   std::unique_ptr<ReplicaSelector> selector;
   try {
-    selector =
-        strategy.Make(ReplicaInput{.algorithm = &algo, .k = k, .map = {a.crush_map, map}}, params);
+    selector = strategy.Make(ReplicaInput{.algorithm = &algo,
+                                          .k = k,
+                                          .topology = &list.topology,
+                                          .domain = domain,
+                                          .map = {a.crush_map, map}},
+                             params);
   } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
     throw sim::UsageError(std::string("--replicas: ") + e.what());
   }
@@ -349,7 +385,7 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
   }
   RemoveServers(*algo, list, a, o.servers);
   if (!a.replicas.empty()) {
-    return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, keys);
+    return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, o.servers, keys);
   }
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
@@ -375,7 +411,8 @@ void AddLocateCommand(CLI::App& app) {
       "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
       "keys.txt\n"
-      "         chsim locate --servers servers.txt --replicas 3 keys.txt");
+      "         chsim locate --servers servers.txt --replicas 3 keys.txt\n"
+      "         chsim locate --servers racks.txt --replicas 3 --domain rack keys.txt");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -391,6 +428,9 @@ void AddLocateCommand(CLI::App& app) {
       throw sim::UsageError(
           std::string(algo->crush_map.empty() ? "--strategy-param" : "--crush-map") +
           " needs --replicas K");
+    }
+    if (!algo->domain.empty() && algo->replicas.empty()) {
+      throw sim::UsageError("--domain needs --replicas K");
     }
     if (algo->name.empty() && !algo->replicas.empty()) {
       // The peer's ring is the one the ketama algorithm builds from the same

@@ -30,6 +30,7 @@
 
 #include "chsim/node.h"
 #include "chsim/params.h"
+#include "chsim/topology.h"
 #include "sim/base/interrupt.h"
 #include "sim/base/json_reader.h"
 
@@ -120,18 +121,22 @@ void ForEachBlock(const Keys& keys, F&& f) {
 }
 
 // A node list: a path to a server-list file (str or os.PathLike), a list or
-// tuple of server-list lines ("HOST[:PORT] [WEIGHT [NAME]]"; entry i is named
-// servers[i] in messages), a dict {label: weight}, or a node count (numbered
-// nodes 10.0.0.1:11211, 10.0.0.2:11211, ...). `weighted`: the list spells
-// weights out (as a server-list file does).
+// tuple of server-list lines ("HOST[:PORT] [WEIGHT [NAME]] [rack=R ...]";
+// entry i is named servers[i] in messages), a dict {label: weight}, or a node
+// count (numbered nodes 10.0.0.1:11211, 10.0.0.2:11211, ...). `weighted`: the
+// list spells weights out (as a server-list file does); `topology`: the
+// lines' failure domains (host=, rack=, zone=; empty when none gives any).
 struct NodeList {
   std::vector<Node> nodes;
   bool weighted = false;
   std::string source;  // the path, or the argument's name: messages start with it
+  Topology topology;
 };
 NodeList ReadNodes(py::handle servers, const std::string& what);
-// One server-list line, named `what` in messages.
-Node ReadServerLine(const std::string& line, const std::string& what, bool* weighted);
+// One server-list line, named `what` in messages; its domains into *path
+// when given.
+Node ReadServerLine(const std::string& line, const std::string& what, bool* weighted,
+                    Topology::Path* path = nullptr);
 
 // Integers from Python with range checks: TypeError for another type (bool
 // included), ValueError "WHAT must be an integer MIN..MAX (found X)".

@@ -197,6 +197,11 @@ void BindCatalog(py::module_& m) {
       "it applies to), domain_rule (None: it does not place by failure domain), minimal, "
       "short_results, reads_map (it reads a CRUSH map), parameters.");
   m.def(
+      "topology", [] { return CatalogPart("topology"); },
+      "The failure-domain model (`chsim list --json`'s \"topology\"): levels (innermost first: "
+      "name, scenario_field, server_list_column, within: the level it nests in), rules, "
+      "server_list, generated, domain_failure.");
+  m.def(
       "workloads", [] { return CatalogPart("workloads"); },
       "The scenario workload types, as dicts: name, doc, unit (what one of its units is), "
       "fields (the rows of the scenario's \"workload\" object: name, type, doc, limits).");

@@ -289,7 +289,8 @@ void Keys::Block(size_t begin, std::span<std::string_view> out, std::string& scr
   }
 }
 
-Node ReadServerLine(const std::string& line, const std::string& what, bool* weighted) {
+Node ReadServerLine(const std::string& line, const std::string& what, bool* weighted,
+                    Topology::Path* path) {
   if (line.find_first_of("\n") != std::string::npos) {
     throw std::invalid_argument(what +
                                 ": a line break inside one entry; accepted: one server "
@@ -302,6 +303,11 @@ Node ReadServerLine(const std::string& line, const std::string& what, bool* weig
     throw std::invalid_argument(DropLineOne(e.what(), what));
   }
   *weighted = *weighted || one.weighted;
+  if (path != nullptr) {
+    for (DomainLevel l : one.topology.levels()) {
+      (*path)[static_cast<size_t>(l)] = one.topology.Name(l, one.topology.Of(l)[0]);
+    }
+  }
   return std::move(one.nodes.front());
 }
 
@@ -310,7 +316,7 @@ NodeList ReadNodes(py::handle servers, const std::string& what) {
   if (IsPath(servers)) {
     const std::string path = FsPath(servers);
     sim::ServerList l = sim::LoadServerList(path);
-    return {std::move(l.nodes), l.weighted, path};
+    return {std::move(l.nodes), l.weighted, path, std::move(l.topology)};
   }
   list.source = what;
   if (IsInteger(servers)) {
@@ -348,7 +354,13 @@ NodeList ReadNodes(py::handle servers, const std::string& what) {
   }
   std::unordered_map<std::string, size_t> seen;
   for (const auto& [name, line] : lines) {
-    list.nodes.push_back(ReadServerLine(line, name, &list.weighted));
+    Topology::Path path;
+    list.nodes.push_back(ReadServerLine(line, name, &list.weighted, &path));
+    try {
+      list.topology.Append(path);
+    } catch (const std::invalid_argument& e) {  // "node N ...": N is the entry's index
+      throw std::invalid_argument(name + ": " + e.what());
+    }
     auto [it, inserted] = seen.try_emplace(list.nodes.back().label, list.nodes.size() - 1);
     if (!inserted) {
       throw std::invalid_argument(name + ": duplicate server '" + it->first + "' (first at " +

@@ -18,6 +18,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "sim/python/bind.h"
 #include "sim/results/results.h"
@@ -29,6 +30,29 @@ using namespace pybind11::literals;
 
 PyObject* g_indices_type = nullptr;  // chsim.NodeIndices (set by the package; kept alive)
 
+// The strategy named (None: the first that applies to `spec`, and places by
+// domain when a domain is asked), refused with chsim locate's reasons.
+const ReplicaStrategy& PickStrategy(const AlgorithmSpec& spec, py::handle name, bool domain) {
+  if (!name.is_none()) {
+    const ReplicaStrategy& s = GetReplicaStrategy(ReadString(name, "strategy"));
+    if (!s.AppliesTo(spec)) {
+      std::string fit;
+      for (const ReplicaStrategy* r : ReplicaStrategiesFor(spec))
+        fit += (fit.empty() ? "" : ", ") + std::string(r->name);
+      throw std::invalid_argument("strategy " + std::string(s.name) + " does not apply to " +
+                                  std::string(spec.name) +
+                                  "; strategies for it: " + (fit.empty() ? "none" : fit));
+    }
+    return s;
+  }
+  for (const ReplicaStrategy* r : ReplicaStrategiesFor(spec)) {
+    if (!domain || r->UsesDomains()) return *r;
+  }
+  throw std::invalid_argument("no replica strategy " +
+                              std::string(domain ? "that places by domain " : "") + "applies to " +
+                              std::string(spec.name));
+}
+
 class Placement {
  public:
   Placement(const AlgorithmSpec& spec, NodeList list, chsim::Params given,
@@ -36,6 +60,7 @@ class Placement {
       : spec_(&spec),
         nodes_(std::move(list.nodes)),
         weighted_(list.weighted),
+        topology_(std::move(list.topology)),
         profile_(std::move(profile)) {
     given.weighted_list = weighted_;
     try {
@@ -110,7 +135,8 @@ class Placement {
     return Wrap(std::move(out), issued);
   }
 
-  uint32_t Add(py::handle label, py::handle weight) {
+  uint32_t Add(py::handle label, py::handle weight, py::handle host, py::handle rack,
+               py::handle zone) {
     const std::string l = ReadLabel(label, "label");
     const uint64_t w = ReadUint(weight, "weight", 1, INT32_MAX);
     const std::string what = "add('" + l + "')";
@@ -121,8 +147,21 @@ class Placement {
                                   ": found a label with spaces or '#'; accepted: one "
                                   "token HOST[:PORT] (the weight goes in `weight`)");
     }
+    Topology::Path path;
+    const py::handle given[kDomainLevels] = {host, rack, zone};
+    for (size_t i = 0; i < kDomainLevels; ++i) {
+      if (!given[i].is_none()) path[i] = ReadLabel(given[i], std::string(kDomainLevelNames[i]));
+    }
     py::gil_scoped_release release;
     std::unique_lock lock(mu_);
+    Topology topology = topology_;  // checked before the algorithm changes
+    if (!topology.empty() || path != Topology::Path{}) {
+      try {
+        topology.Append(path);
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(what + ": " + e.what());
+      }
+    }
     uint32_t id = 0;
     try {
       id = algo_->Add(node);
@@ -134,7 +173,58 @@ class Placement {
     nodes_.resize(std::max<size_t>(nodes_.size(), id + size_t{1}));
     nodes_[id] = std::move(node);
     live_[l] = id;
+    topology_ = std::move(topology);
     return id;
+  }
+
+  // {level: [domain name of every id ever issued]}, for the levels given.
+  py::dict Domains() const {
+    auto lock = ReadLock();
+    py::dict out;
+    for (DomainLevel l : topology_.levels()) {
+      py::list names;
+      for (uint32_t d : topology_.Of(l)) names.append(Text(topology_.Name(l, d)));
+      out[py::str(std::string(DomainLevelName(l)))] = names;
+    }
+    return out;
+  }
+
+  // The k copies of every key (chsim/replica.h), as a (keys, k) uint32 array
+  // of node ids; a short set (a strategy that may answer short) ends in
+  // UINT32_MAX entries.
+  py::object LocateReplicas(py::handle keys, py::handle k_arg, py::handle strategy_arg,
+                            py::handle domain_arg) {
+    const Keys keys_in(keys);
+    const uint32_t k = static_cast<uint32_t>(ReadUint(k_arg, "k", 1, kMaxReplicas));
+    std::optional<DomainLevel> domain;
+    if (!domain_arg.is_none()) {
+      const std::string d = ReadString(domain_arg, "domain");
+      domain = FindDomainLevel(d);
+      if (!domain) {
+        throw std::invalid_argument("domain: found '" + d + "'; accepted: " + DomainLevelNames());
+      }
+    }
+    const ReplicaStrategy& strategy = StrategyFor(strategy_arg, domain.has_value());
+    py::array_t<uint32_t> out(
+        std::vector<py::ssize_t>{static_cast<py::ssize_t>(keys_in.size()), k});
+    uint32_t* o = out.mutable_data();
+    std::fill(o, o + keys_in.size() * k, UINT32_MAX);
+    size_t issued = 0;
+    {
+      py::gil_scoped_release release;
+      std::shared_lock lock(mu_);
+      const auto selector = strategy.Make(
+          ReplicaInput{.algorithm = algo_.get(), .k = k, .topology = &topology_, .domain = domain});
+      std::vector<uint64_t> hashes(kBlockKeys);
+      std::vector<uint32_t> counts(kBlockKeys);
+      ForEachBlock(keys_in, [&](size_t begin, std::span<const std::string_view> block) {
+        HashBatch(*key_hasher_, block, hashes);
+        selector->SelectBatch({hashes.data(), block.size()}, {o + begin * k, block.size() * k},
+                              counts);
+      });
+      issued = nodes_.size();
+    }
+    return Wrap(std::move(out), issued);
   }
 
   void Remove(py::handle label) {
@@ -332,6 +422,10 @@ class Placement {
     return labels_;
   }
 
+  const ReplicaStrategy& StrategyFor(py::handle name, bool domain) const {
+    return PickStrategy(*spec_, name, domain);
+  }
+
   // The indices as chsim.NodeIndices (an ndarray with the labels beside it).
   py::object Wrap(py::array_t<uint32_t> indices, size_t issued) {
     if (g_indices_type == nullptr) return indices;
@@ -345,6 +439,7 @@ class Placement {
   const Hasher* key_hasher_ = nullptr;
   std::vector<Node> nodes_;  // by id, every id ever issued
   bool weighted_;
+  Topology topology_;               // by id; empty when the nodes carry no domains
   std::optional<Profile> profile_;  // rings: the client's profile
   std::unique_ptr<Algorithm> algo_;
   bool stateful_ = false;
@@ -401,6 +496,24 @@ RingPlacement* MakeRing(py::handle servers, py::handle profile, py::handle hash_
   return new RingPlacement(spec, std::move(list), std::move(given), std::move(p));
 }
 
+// Algorithm's failure domains and replica sets (chsim/topology.h, chsim/replica.h).
+void BindReplicas(py::class_<Placement>& algorithm) {
+  algorithm
+      .def_property_readonly(
+          "domains", &Placement::Domains,
+          "The nodes' failure domains (chsim.topology()): {level: [domain name of every id]} "
+          "for the levels the node list gives (host=, rack=, zone= columns); {} for none.")
+      .def("locate_replicas", &Placement::LocateReplicas, py::arg("keys"), py::arg("k"),
+           py::arg("strategy") = py::none(), py::arg("domain") = py::none(),
+           R"(The k copies of every key, in replica order, as chsim.NodeIndices of shape
+(keys, k): row i holds key i's node ids (the first is the primary), as `chsim locate
+--replicas K [--strategy NAME] [--domain LEVEL]` prints them. strategy: a name of
+chsim.replica_strategies() (None: the first that applies, and places by domain when a
+domain is given); domain: "host", "rack" or "zone", a level of `domains`. A strategy that
+may answer short leaves UINT32_MAX (4294967295) in the missing places. Runs without the
+GIL.)");
+}
+
 // chsim.Algorithm: any registered algorithm over a node list.
 void BindAlgorithm(py::module_& m) {
   auto algorithm = py::class_<Placement>(m, "Algorithm", R"(A registered algorithm over a node list.
@@ -438,10 +551,12 @@ keys: a list or tuple of str (UTF-8) or bytes, or a 1-dimensional numpy array of
 (dtype S: trailing NUL bytes are dropped, as numpy does), str (dtype U) or objects.
 Runs without the GIL: other Python threads run meanwhile, and several threads may call
 it at once. A stateful algorithm places the keys in order.)")
-      .def("add", &Placement::Add, py::arg("label"), py::arg("weight") = 1,
-           "Adds a node (HOST[:PORT]) of the given weight and returns its id. Raises ValueError "
-           "when the algorithm refuses (a live label, a capacity reached, weights unsupported), "
-           "with chsim's message; nothing changes then.")
+      .def("add", &Placement::Add, py::arg("label"), py::arg("weight") = 1, py::kw_only(),
+           py::arg("host") = py::none(), py::arg("rack") = py::none(), py::arg("zone") = py::none(),
+           "Adds a node (HOST[:PORT]) of the given weight, in the given failure domains (the "
+           "levels the nodes carry, see domains), and returns its id. Raises ValueError when "
+           "the algorithm refuses (a live label, a capacity reached, weights unsupported) or "
+           "the domains break the topology, with chsim's message; nothing changes then.")
       .def("remove", &Placement::Remove, py::arg("label"),
            "Removes the live node with this label. Raises ValueError when the algorithm refuses "
            "(jump and its kin remove only the most recently added node; never the last node), "
@@ -469,6 +584,7 @@ it at once. A stateful algorithm places the keys in order.)")
            py::arg("repeats") = 3,
            "Benchmarks (bench/python_locate.py): the least seconds per key of the C++ lookup of "
            "keys, their views made beforehand; rings time Ring::LocateBatch.");
+  BindReplicas(algorithm);
 }
 
 // chsim.Ring: a memcached client's Ketama ring, an Algorithm with points().

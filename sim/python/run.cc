@@ -118,7 +118,8 @@ sim::TuneOptions ReadTuneOptions(const py::dict& a) {
     } else {
       NodeList list = ReadNodes(a["servers"], "servers");
       o.servers = "<" + std::to_string(list.nodes.size()) + " servers>";
-      o.server_list = sim::ServerList{std::move(list.nodes), list.weighted};
+      o.server_list =
+          sim::ServerList{std::move(list.nodes), list.weighted, std::move(list.topology)};
     }
   }
   o.profile = text("profile");

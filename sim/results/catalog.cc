@@ -5,6 +5,7 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/replica.h"
+#include "chsim/topology.h"
 #include "sim/base/fields.h"
 #include "sim/cache/cache.h"
 #include "sim/results/provenance.h"
@@ -105,6 +106,30 @@ Json StrategyJson(const ReplicaStrategy& s) {
           {"parameters", params}};
 }
 
+// The topology model (chsim/topology.h): the levels, innermost first, each
+// with the level it nests in, and where a scenario gives them.
+Json TopologyJson() {
+  Json levels = Json::array();
+  for (size_t l = 0; l < kDomainLevels; ++l) {
+    const DomainLevel level = kAllDomainLevels[l];
+    levels.push_back(
+        {{"name", DomainLevelName(level)},
+         {"scenario_field", DomainLevelPlural(level)},
+         {"server_list_column", std::string(DomainLevelName(level)) + "=NAME"},
+         {"within",
+          l + 1 < kDomainLevels ? Json(DomainLevelName(kAllDomainLevels[l + 1])) : Json(nullptr)}});
+  }
+  return {{"levels", levels},
+          {"rules",
+           "any subset of the levels, the same for every node, nested: a host lies in one rack "
+           "and one zone, a rack in one zone"},
+          {"server_list", "HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z]"},
+          {"generated",
+           "\"nodes\": {\"hosts\"|\"racks\"|\"zones\": a count or a list of sizes, "
+           "\"assign\": \"round_robin\" or \"blocks\"}; names host1, rack1, zone1, ..."},
+          {"domain_failure", "{\"op\": \"fail\", \"domain\": LEVEL, \"count\": N}"}};
+}
+
 Json WorkloadJson(const WorkloadSpec& w) {
   Json fields = Json::array();
   for (const FieldSpec& f : w.fields) fields.push_back(FieldCatalog(f));
@@ -143,6 +168,7 @@ Json Catalog() {
           {"chsim", ToolVersion()},
           {"algorithms", algorithms},
           {"replica_strategies", strategies},
+          {"topology", TopologyJson()},
           {"workloads", workloads},
           {"metrics", metrics},
           {"metric_groups", groups},

@@ -16,6 +16,18 @@ namespace {
 
 constexpr uint32_t kDead = UINT32_MAX;
 
+// k of `pool` drawn without replacement (a partial Fisher-Yates), in draw order.
+std::vector<uint32_t> Draw(std::vector<uint32_t> pool, size_t k, uint64_t seed) {
+  SplitMix64 rng(seed);
+  std::vector<uint32_t> out;
+  for (size_t j = 0; j < k; ++j) {
+    const size_t r = j + rng.Below(pool.size() - j);
+    std::swap(pool[j], pool[r]);
+    out.push_back(pool[j]);
+  }
+  return out;
+}
+
 }  // namespace
 
 TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept {
@@ -79,6 +91,12 @@ std::vector<uint32_t> InitialWeights(const Scenario& s, const CaseSpec& c, uint3
   return weights;
 }
 
+Topology InitialTopology(const Scenario& s, const CaseSpec& c) {
+  if (!s.file_topology.empty()) return s.file_topology;
+  if (s.domains.any()) return MakeDomains(s.domains, c.nodes);
+  return {};
+}
+
 std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial) {
   if (!s.file_nodes.empty()) return s.file_nodes;
   const NodePattern& pattern = *c.compiled_pattern;
@@ -136,6 +154,7 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Bui
     : scenario_(&s), case_(&c), seeds_(SeedsForTrial(s.seed, trial)), build_(build) {
   AdmitCaseSize(s, c, InitialWeights(s, c, trial));  // before a million labels are made
   nodes_ = InitialNodes(s, c, trial);
+  topology_ = InitialTopology(s, c);
   weighted_ = s.weighted();
   live_.assign(nodes_.size(), true);
   live_count_ = nodes_.size();
@@ -249,12 +268,13 @@ bool Deployment::BuildOver(const std::vector<uint32_t>& globals, bool add) {
   return true;
 }
 
-uint32_t Deployment::GlobalFor(const Node& node) {
+uint32_t Deployment::GlobalFor(const Node& node, std::vector<uint32_t>& fill) {
   const auto [it, added] = by_label_.emplace(node.label, static_cast<uint32_t>(nodes_.size()));
   if (!added) {
     nodes_[it->second] = node;  // weight may change
     return it->second;
   }
+  if (!topology_.empty()) topology_.Append(PathForNewNode(fill));
   nodes_.push_back(node);
   live_.push_back(false);
   to_alg_.push_back(kDead);
@@ -343,14 +363,58 @@ std::vector<uint32_t> Deployment::PickRandom(size_t k, uint32_t step, const std:
     throw UsageError(where + "found " + e.label + " with " + std::to_string(ids.size()) +
                      " live nodes; accepted: fewer than the live nodes (one must stay)");
   }
-  SplitMix64 rng(Derive(seeds_.events, step));
+  return Draw(std::move(ids), k, Derive(seeds_.events, step));
+}
+
+std::vector<uint32_t> Deployment::PickDomains(const EventSpec& e, uint32_t step,
+                                              const std::string& where) const {
+  const std::span<const uint32_t> of = topology_.Of(*e.domain);
+  std::vector<bool> holds_live(topology_.Count(*e.domain), false);
+  for (uint32_t g : LiveIds()) holds_live[of[g]] = true;
+  std::vector<uint32_t> domains;
+  for (uint32_t d = 0; d < holds_live.size(); ++d) {
+    if (holds_live[d]) domains.push_back(d);
+  }
+  if (e.count >= domains.size()) {
+    const std::string plural(DomainLevelPlural(*e.domain));
+    throw UsageError(where + "found " + e.label + " with live nodes in " +
+                     std::to_string(domains.size()) + " " +
+                     std::string(domains.size() == 1 ? DomainLevelName(*e.domain) : plural) +
+                     "; accepted: fewer " + plural +
+                     " than hold live nodes (a live node must "
+                     "stay)");
+  }
+  std::vector<bool> fails(holds_live.size(), false);
+  for (uint32_t d : Draw(std::move(domains), e.count, Derive(seeds_.events, step))) fails[d] = true;
   std::vector<uint32_t> targets;
-  for (size_t j = 0; j < k; ++j) {  // partial Fisher-Yates
-    size_t r = j + rng.Below(ids.size() - j);
-    std::swap(ids[j], ids[r]);
-    targets.push_back(ids[j]);
+  for (uint32_t g : LiveIds()) {
+    if (fails[of[g]]) targets.push_back(g);
   }
   return targets;
+}
+
+Topology::Path Deployment::PathForNewNode(std::vector<uint32_t>& fill) const {
+  Topology::Path path;
+  const std::vector<DomainLevel> levels = topology_.levels();
+  if (levels.empty()) return path;
+  const DomainLevel low = levels[0];
+  const uint32_t d =
+      static_cast<uint32_t>(std::min_element(fill.begin(), fill.end()) - fill.begin());
+  ++fill[d];
+  for (DomainLevel l : levels) {
+    const uint32_t at = l == low ? d : topology_.Parent(low, d, l);
+    path[static_cast<size_t>(l)] = topology_.Name(l, at);
+  }
+  return path;
+}
+
+std::vector<uint32_t> Deployment::LowestDomainFill() const {
+  const std::vector<DomainLevel> levels = topology_.levels();
+  if (levels.empty()) return {};
+  std::vector<uint32_t> fill(topology_.Count(levels[0]), 0);
+  const std::span<const uint32_t> of = topology_.Of(levels[0]);
+  for (uint32_t g : LiveIds()) ++fill[of[g]];
+  return fill;
 }
 
 std::vector<uint32_t> Deployment::PickNamed(const EventSpec& e, const std::string& where) const {
@@ -403,9 +467,10 @@ void Deployment::CompactOrder() {
 
 void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
   std::vector<uint32_t> added;
+  std::vector<uint32_t> fill = LowestDomainFill();
   if (e.select == EventSpec::Select::kNamed) {
     for (const Node& n : e.added) {
-      uint32_t g = GlobalFor(n);
+      uint32_t g = GlobalFor(n, fill);
       if (live_[g] || std::find(added.begin(), added.end(), g) != added.end()) {
         throw UsageError(where + "node '" + n.label + "' is already live");
       }
@@ -431,12 +496,18 @@ void Deployment::ApplyAdd(const EventSpec& e, const std::string& where) {
       taken = by_label_.contains(label);
     }
     Node n = ParseLabels({label}, {e.weight}, where + "count")[0];
-    added.push_back(GlobalFor(n));
+    added.push_back(GlobalFor(n, fill));
   }
   AddNodes(added, e);
 }
 
 void Deployment::ApplyFail(const EventSpec& e, uint32_t step, const std::string& where) {
+  if (e.domain) {
+    const std::vector<uint32_t> targets = PickDomains(e, step, where);
+    RemoveNodes(targets, e);
+    failed_.insert(failed_.end(), targets.begin(), targets.end());
+    return;
+  }
   const size_t live = num_live();
   size_t k = static_cast<size_t>(std::llround(e.fraction * static_cast<double>(live)));
   k = live <= 1 ? 1 : std::clamp<size_t>(k, 1, live - 1);  // one live node: refused below

@@ -25,6 +25,14 @@
 // choices, refusals and messages, without building anything. The plan
 // (plan.h) replays every case that way before a run.
 //
+// Failure domains (chsim/topology.h): the initial nodes carry the
+// scenario's (a server file's columns, or generated: InitialTopology); a node
+// added later joins the domain of the lowest level given that holds the
+// fewest live nodes (ties: the lower id), with that domain's parents, as an
+// operator fills the emptiest rack; a restored node keeps its domains. A
+// domain failure fails every live node of `count` domains drawn at random
+// among those with a live node.
+//
 // Trials: trial t names its nodes with the pattern's i shifted by t blocks
 // of (nodes + nodes the events add); random parts ({hex:N} names, random
 // weights, random removals, keys) derive from (master seed, trial), not from
@@ -73,6 +81,9 @@ TrialSeeds SeedsForTrial(uint64_t master_seed, uint32_t trial) noexcept;
 // The initial node list of a case in trial t, and its weights alone.
 std::vector<Node> InitialNodes(const Scenario& s, const CaseSpec& c, uint32_t trial);
 std::vector<uint32_t> InitialWeights(const Scenario& s, const CaseSpec& c, uint32_t trial);
+// The initial nodes' failure domains (the same in every trial): the file's
+// columns, or the generated ones; empty when the scenario gives none.
+Topology InitialTopology(const Scenario& s, const CaseSpec& c);
 
 // The algorithm's admission check on the initial node count and weights,
 // before any label is made (admission never reads labels): refuses sizes (a
@@ -119,6 +130,11 @@ class Deployment {
 
   // Every node ever present, by global id.
   const std::vector<Node>& nodes() const noexcept { return nodes_; }
+  // Their failure domains, by global id (empty when the scenario gives none).
+  const Topology& topology() const noexcept { return topology_; }
+  // The same by the algorithm's node ids (ReplicaInput's): ids of removed
+  // nodes carry no domain.
+  Topology AlgorithmTopology() const { return topology_.Select(to_global_); }
   const std::vector<bool>& live() const noexcept { return live_; }
   size_t num_live() const noexcept;
   // Structural shares by global id (0 for dead nodes), when the algorithm has them.
@@ -154,8 +170,9 @@ class Deployment {
   // Calls `call` (an Add when `add`, else a Remove), timed when asked.
   template <typename F>
   void Timed(bool add, F&& call);
-  // The global id of node.label, a new one for a label never seen.
-  uint32_t GlobalFor(const Node& node);
+  // The global id of node.label, a new one for a label never seen (its
+  // domains from `fill`: PathForNewNode).
+  uint32_t GlobalFor(const Node& node, std::vector<uint32_t>& fill);
   // Drops order_'s stale entries (amortized O(1) per removal).
   void CompactOrder();
   std::vector<uint32_t> LiveIds() const;
@@ -166,11 +183,20 @@ class Deployment {
   std::vector<uint32_t> PickLast(const EventSpec& e, const std::string& where) const;
   void ApplyAdd(const EventSpec& e, const std::string& where);
   void ApplyFail(const EventSpec& e, uint32_t step, const std::string& where);
+  // The live nodes of `e.count` domains at `e.domain`, drawn at random.
+  std::vector<uint32_t> PickDomains(const EventSpec& e, uint32_t step,
+                                    const std::string& where) const;
+  // Live nodes per domain of the lowest level given (empty: no topology).
+  std::vector<uint32_t> LowestDomainFill() const;
+  // The domains of a node never seen before: the lowest-level domain of
+  // `fill` with the fewest nodes (its count then incremented), its parents.
+  Topology::Path PathForNewNode(std::vector<uint32_t>& fill) const;
 
   const Scenario* scenario_;
   const CaseSpec* case_;
   TrialSeeds seeds_;
   std::vector<Node> nodes_;
+  Topology topology_;  // by global id
   std::vector<bool> live_;
   // Global ids in the order added (for "last"); entry i is current when
   // order_pos_[order_[i]] == i, else stale (removed, or re-added later).

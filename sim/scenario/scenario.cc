@@ -108,16 +108,55 @@ void ReadNodeFile(const JsonReader& file, Scenario* s) {
   }
   s->file_nodes = std::move(list.nodes);
   s->file_weighted = list.weighted;
+  s->file_topology = std::move(list.topology);
   s->counts = {static_cast<uint32_t>(s->file_nodes.size())};
+}
+
+// "hosts", "racks", "zones" and "assign" (domains.h), checked against every
+// node count of the sweep, and against a file's own domain columns.
+void ReadDomains(const JsonReader& nodes, const Json& v, Scenario* s) {
+  DomainSpec& d = s->domains;
+  for (DomainLevel l : kAllDomainLevels) {
+    const std::string key(DomainLevelPlural(l));
+    if (!v.contains(key)) continue;
+    DomainCount& c = d.levels[static_cast<size_t>(l)];
+    c.given = true;
+    if (v[key].is_array()) {
+      c.sizes = Values<uint32_t>(v[key]);
+      c.count = static_cast<uint32_t>(c.sizes.size());
+    } else {
+      c.count = v[key].get<uint32_t>();
+    }
+    if (!s->file_topology.empty()) {
+      nodes.At(key).FailMessage("the server file gives the nodes' domains (" +
+                                s->file_topology.LevelNames() +
+                                "); accepted: domains from the file or generated, not both");
+    }
+  }
+  d.blocks = v["assign"] == "blocks";
+  if (nodes.Has("assign") && !d.any()) {
+    nodes.At("assign").FailMessage(
+        "spreads failure domains, but none is given; accepted: \"assign\" with \"hosts\", "
+        "\"racks\" or \"zones\"");
+  }
+  for (uint32_t n : s->counts) {
+    DomainLevel at = DomainLevel::kHost;
+    const std::string why = CheckDomains(d, n, &at);
+    if (!why.empty()) nodes.At(std::string(DomainLevelPlural(at))).FailMessage(why);
+  }
 }
 
 void ReadNodes(const JsonReader& root, const Json& v, Scenario* s) {
   const JsonReader nodes = root.At("nodes");
-  if (v.contains("file")) return ReadNodeFile(nodes.At("file"), s);
-  s->counts = Values<uint32_t>(v["count"]);
-  s->patterns = Values<std::string>(v["pattern"]);
-  s->first_index = v["first_index"].get<uint32_t>();
-  if (!v["weights"].is_string()) ReadWeights(nodes.At("weights"), v["weights"], s);
+  if (v.contains("file")) {
+    ReadNodeFile(nodes.At("file"), s);
+  } else {
+    s->counts = Values<uint32_t>(v["count"]);
+    s->patterns = Values<std::string>(v["pattern"]);
+    s->first_index = v["first_index"].get<uint32_t>();
+    if (!v["weights"].is_string()) ReadWeights(nodes.At("weights"), v["weights"], s);
+  }
+  ReadDomains(nodes, v, s);
 }
 
 struct WorkloadPart {
@@ -168,6 +207,25 @@ void ReadSelection(const std::string& op, const Json& v, EventSpec* spec) {
   if (spec->op == EventSpec::Op::kReweight) spec->label += " to " + std::to_string(spec->weight);
 }
 
+// A fail: a share of the live nodes ("fail 0.1"), or whole domains ("fail 2
+// racks"), as many as exist at most.
+void ReadFail(const JsonReader& e, const Json& v, EventSpec* spec) {
+  if (v.contains("fraction")) {
+    if (v.contains("count")) {
+      e.At("count").FailMessage(
+          "counts failed domains; accepted: \"count\" with \"domain\", not with \"fraction\"");
+    }
+    spec->fraction = v["fraction"].get<double>();
+    const Json& f = e.At("fraction").value();
+    spec->label = "fail " + (f.is_string() ? f.get<std::string>() : f.dump());
+    return;
+  }
+  spec->domain = FindDomainLevel(v["domain"].get<std::string>());
+  spec->count = v.contains("count") ? v["count"].get<uint32_t>() : 1;
+  const std::string level(DomainLevelName(*spec->domain));
+  spec->label = "fail " + std::to_string(spec->count) + " " + level + (spec->count > 1 ? "s" : "");
+}
+
 EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   static constexpr std::pair<std::string_view, EventSpec::Op> kOps[] = {
       {"add", EventSpec::Op::kAdd},
@@ -183,9 +241,7 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   }
   if (v.contains("weight")) spec.weight = v["weight"].get<uint32_t>();
   if (spec.op == EventSpec::Op::kFail) {
-    spec.fraction = v["fraction"].get<double>();
-    const Json& f = e.At("fraction").value();
-    spec.label = "fail " + (f.is_string() ? f.get<std::string>() : f.dump());
+    ReadFail(e, v, &spec);
   } else if (spec.op == EventSpec::Op::kRestore) {
     spec.label = "restore";
   } else {
@@ -206,9 +262,38 @@ EventSpec ReadEvent(const JsonReader& e, const Json& v) {
   return spec;
 }
 
+// A domain failure names a level the nodes carry, and fewer domains than
+// they have there (a live node must stay).
+void CheckDomainFailure(const JsonReader& e, const EventSpec& spec, const Scenario& s) {
+  const DomainLevel l = *spec.domain;
+  const std::string name(DomainLevelName(l)), plural(DomainLevelPlural(l));
+  if (!s.HasDomains(l)) {
+    std::string carried;
+    for (DomainLevel c : kAllDomainLevels) {
+      if (s.HasDomains(c))
+        carried += (carried.empty() ? "" : ", ") + std::string(DomainLevelName(c));
+    }
+    e.At("domain").FailMessage("found \"" + name + "\", but the nodes carry no " + plural +
+                               "; accepted: a level they carry (" +
+                               (carried.empty() ? "none: give \"nodes\" " + plural + ", or " +
+                                                      name + "=NAME in the server file"
+                                                : carried) +
+                               ")");
+  }
+  const uint32_t domains = s.file_topology.Has(l) ? s.file_topology.Count(l)
+                                                  : s.domains.levels[static_cast<size_t>(l)].count;
+  if (spec.count >= domains) {
+    (e.Has("count") ? e.At("count") : e)
+        .FailMessage("found " + spec.label + " of the " + std::to_string(domains) + " " + plural +
+                     " the nodes have; accepted: fewer than " + std::to_string(domains) +
+                     " (a live node must stay)");
+  }
+}
+
 void ReadEvents(const JsonReader& root, const Json& v, Scenario* s) {
   for (size_t i = 0; i < v.size(); ++i) {
     s->events.push_back(ReadEvent(root.At("events").At(i), v[i]));
+    if (s->events.back().domain) CheckDomainFailure(root.At("events").At(i), s->events.back(), *s);
   }
 }
 

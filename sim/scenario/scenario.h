@@ -6,7 +6,8 @@
 // The format is written once, as typed rows (scenario_fields.cc, and each
 // workload's file); scenarios/schema.json, `chsim list --json` and README's
 // limits table are made from them. In short: nodes (count + naming pattern +
-// weights, or a server-list file), algorithms (each parameter a value or a
+// weights, or a server-list file; failure domains generated or from the
+// file), algorithms (each parameter a value or a
 // list; "all" for every registered algorithm), a key workload, an events
 // timeline, trials, a master seed and the metrics wanted.
 //
@@ -40,6 +41,7 @@
 #include "sim/base/json_reader.h"
 #include "sim/cache/cache.h"
 #include "sim/run/metric_group.h"
+#include "sim/scenario/domains.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/workload/workload.h"
 
@@ -80,14 +82,15 @@ struct EventSpec {
   enum class Select { kNone, kNamed, kRandom, kLast };
   Op op = Op::kAdd;
   Select select = Select::kNone;
-  uint32_t count = 0;              // add / random / last
-  std::vector<std::string> nodes;  // named
-  std::vector<Node> added;         // named add: the labels parsed as server-list lines
-  double fraction = 0;             // fail
-  uint32_t weight = 1;             // add, reweight
-  std::string pointer;             // "/events/2", for messages
-  std::string label;               // "remove random 1", for results
-  std::optional<EventAt> at;       // placed on the request stream (cache metric)
+  uint32_t count = 0;                 // add / random / last; fail by domain: domains
+  std::vector<std::string> nodes;     // named
+  std::vector<Node> added;            // named add: the labels parsed as server-list lines
+  double fraction = 0;                // fail (a share of the live nodes)
+  std::optional<DomainLevel> domain;  // fail: whole domains at this level instead
+  uint32_t weight = 1;                // add, reweight
+  std::string pointer;                // "/events/2", for messages
+  std::string label;                  // "remove random 1", for results
+  std::optional<EventAt> at;          // placed on the request stream (cache metric)
 };
 
 // The "cache" settings: one cache per node, replayed over the request
@@ -148,6 +151,8 @@ struct Scenario {
   std::string node_file;  // resolved path, or ""
   std::vector<Node> file_nodes;
   bool file_weighted = false;
+  Topology file_topology;  // the file's domain columns (empty: none)
+  DomainSpec domains;      // generated domains ("hosts", "racks", "zones")
   std::vector<EventSpec> events;
   // The "metrics" entries' groups, each once, in registry order
   // (metric_group.h).
@@ -165,6 +170,10 @@ struct Scenario {
   Json resolved;  // the scenario with every default filled in
   std::vector<CaseSpec> cases;
 
+  // Whether the nodes carry domains at `level` (from the file or generated).
+  bool HasDomains(DomainLevel level) const noexcept {
+    return file_topology.Has(level) || domains.levels[static_cast<size_t>(level)].given;
+  }
   // Whether the node list spells weights out (a weights spec, or a weighted file).
   bool weighted() const noexcept {
     return file_weighted || weights.kind != WeightSpec::Kind::kUniform;

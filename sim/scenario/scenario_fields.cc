@@ -82,6 +82,51 @@ constexpr FieldSpec kWeightForms[] = {
     {.type = FieldType::kObject, .object = &kWeightChoice},
 };
 
+// Failure domains (sim/scenario/domains.h): a count, or each domain's size.
+constexpr FieldSpec kDomainSize{.type = FieldType::kInteger,
+                                .doc = "one domain's size in units of the level below",
+                                .min = 1,
+                                .max = kMaxScenarioNodes};
+constexpr char kDomainAccepted[] =
+    "a count of domains, or a non-empty list of their sizes such as [4, 4, 1]";
+constexpr FieldSpec kDomainForms[] = {
+    {.type = FieldType::kInteger, .min = 1, .max = kMaxScenarioNodes, .accepted = kDomainAccepted},
+    {.type = FieldType::kList, .items = &kDomainSize, .min_items = 1, .accepted = kDomainAccepted},
+};
+constexpr FieldSpec DomainField(std::string_view name, std::string_view doc,
+                                std::string_view example) {
+  return {.name = name,
+          .type = FieldType::kOneOf,
+          .doc = doc,
+          .alternatives = kDomainForms,
+          .example_json = example,
+          .accepted = kDomainAccepted};
+}
+constexpr FieldSpec kHosts = DomainField(
+    "hosts",
+    "failure domains: hosts (machines running several nodes), a count spreading the nodes by "
+    "\"assign\", or each host's size in nodes",
+    "10");
+constexpr FieldSpec kRacks = DomainField(
+    "racks",
+    "failure domains: racks, a count spreading the nodes (or hosts) by \"assign\", or each "
+    "rack's size in nodes (or hosts), such as [4, 4, 1]",
+    "3");
+constexpr FieldSpec kZones = DomainField(
+    "zones",
+    "failure domains: zones (datacenters), a count spreading the racks (or hosts, or nodes) by "
+    "\"assign\", or each zone's size in those units",
+    "2");
+constexpr std::string_view kAssignChoices[] = {"round_robin", "blocks"};
+constexpr FieldSpec kAssign{
+    .name = "assign",
+    .type = FieldType::kEnum,
+    .doc =
+        "how a domain count spreads its units: round_robin (unit u in domain u mod C) or "
+        "blocks (contiguous, as equal as can be)",
+    .choices = kAssignChoices,
+    .default_json = "\"round_robin\""};
+
 constexpr FieldSpec kNodeCountFields[] = {
     {.name = "count",
      .type = FieldType::kInteger,
@@ -114,17 +159,26 @@ constexpr FieldSpec kNodeCountFields[] = {
      .default_json = "\"uniform\"",
      .example_json = "{\"min\": 1, \"max\": 4}",
      .accepted = kWeightsAccepted},
+    kHosts,
+    kRacks,
+    kZones,
+    kAssign,
 };
 constexpr ObjectSpec kNodeCount{
     .name = "nodes", .doc = "nodes named by a pattern", .fields = kNodeCountFields};
 constexpr FieldSpec kNodeFileFields[] = {
     {.name = "file",
      .type = FieldType::kString,
-     .doc = "a server-list file (relative to the scenario's folder): HOST[:PORT] [WEIGHT [NAME]]",
+     .doc = "a server-list file (relative to the scenario's folder): HOST[:PORT] [WEIGHT [NAME]] "
+            "[host=H] [rack=R] [zone=Z]",
      .required = true,
      .min_length = 1,
      .example_json = "\"servers.txt\"",
      .accepted = "a server-list file path"},
+    kHosts,
+    kRacks,
+    kZones,
+    kAssign,
 };
 constexpr ObjectSpec kNodeFile{
     .name = "node_file", .doc = "nodes listed in a server-list file", .fields = kNodeFileFields};
@@ -213,17 +267,28 @@ constexpr FieldSpec kFailFields[] = {
     {.name = "fraction",
      .type = FieldType::kNumber,
      .doc = "share of live nodes that fail, 0 < f < 1",
-     .required = true,
      .number_min = 0,
      .number_max = 1,
      .min_exclusive = true,
      .max_exclusive = true,
      .example_json = "0.1"},
+    {.name = "domain",
+     .type = FieldType::kEnum,
+     .doc = "every live node of whole failure domains at this level fails (the nodes' topology)",
+     .choices = kDomainLevelNames,
+     .example_json = "\"rack\""},
+    EventCountField("count",
+                    "with domain: how many domains fail, drawn at random among those "
+                    "with a live node (default 1)"),
     kAtField,
 };
+constexpr std::string_view kFailOne[] = {"fraction", "domain"};
 constexpr ObjectSpec kFail{
-    .doc = "a share of the live nodes fail at random (restore brings them back)",
+    .doc =
+        "a share of the live nodes, or whole failure domains, fail at random (restore brings "
+        "them back)",
     .fields = kFailFields,
+    .exactly_one = kFailOne,
     .tag_value = "fail"};
 constexpr FieldSpec kReweightFields[] = {
     kLabels,

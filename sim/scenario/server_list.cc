@@ -2,6 +2,7 @@
 #include "sim/scenario/server_list.h"
 
 #include <charconv>
+#include <optional>
 #include <unordered_map>
 
 #include "sim/base/errors.h"
@@ -74,6 +75,40 @@ void ParseAddress(std::string_view addr, const std::string& file, size_t line_no
   node->host = std::string(host);
 }
 
+// Moves the LEVEL=NAME tokens of a line (after its address) into *path,
+// leaving the others in order.
+void TakeDomains(std::vector<std::string_view>& tok, const std::string& file, size_t line_no,
+                 Topology::Path* path) {
+  std::vector<std::string_view> rest = {tok[0]};
+  for (size_t i = 1; i < tok.size(); ++i) {
+    const size_t eq = tok[i].find('=');
+    if (eq == std::string_view::npos) {
+      rest.push_back(tok[i]);
+      continue;
+    }
+    const std::string_view key = tok[i].substr(0, eq), name = tok[i].substr(eq + 1);
+    const std::optional<DomainLevel> level = FindDomainLevel(key);
+    if (!level) {
+      throw LineError(file, line_no,
+                      "unknown failure-domain level " + Quote(key) + " in " + Quote(tok[i]) +
+                          "; accepted: host=NAME, rack=NAME, zone=NAME");
+    }
+    if (name.empty()) {
+      throw LineError(file, line_no,
+                      "empty " + std::string(key) + " name in " + Quote(tok[i]) +
+                          "; accepted: " + std::string(key) + "=NAME");
+    }
+    std::string& slot = (*path)[static_cast<size_t>(*level)];
+    if (!slot.empty()) {
+      throw LineError(file, line_no,
+                      "two " + std::string(key) + "s (" + Quote(slot) + " and " + Quote(name) +
+                          "); accepted: one " + std::string(key) + "=NAME a line");
+    }
+    slot = std::string(name);
+  }
+  tok = std::move(rest);
+}
+
 }  // namespace
 
 ServerList ParseServerList(std::string_view text, const std::string& file) {
@@ -99,10 +134,12 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
     }
     std::vector<std::string_view> tok = Tokens(line);
     if (tok.empty()) continue;
+    Topology::Path path;
+    TakeDomains(tok, file, line_no, &path);
     if (tok.size() > 3) {
       throw LineError(file, line_no,
                       "found " + std::to_string(tok.size()) + " fields " + Quote(line) +
-                          "; expected HOST[:PORT] [WEIGHT [NAME]]");
+                          "; expected HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z]");
     }
     Node node;
     std::string_view addr = tok[0];
@@ -126,6 +163,18 @@ ServerList ParseServerList(std::string_view text, const std::string& file) {
     }
     if (list.nodes.size() == kMaxServers) {
       throw LineError(file, line_no, "more than " + std::to_string(kMaxServers) + " servers");
+    }
+    try {
+      list.topology.Append(path);
+    } catch (const std::invalid_argument& e) {  // levels or nesting; "node N" is the line
+      std::string what = e.what();
+      const std::string node = " (node " + std::to_string(list.nodes.size()) + ")";
+      if (const size_t at = what.find(node); at != std::string::npos) what.erase(at, node.size());
+      if (what.starts_with("node ")) what = "this server" + what.substr(what.find(' ', 5));
+      if (const size_t at = what.find("the nodes before"); at != std::string::npos) {
+        what.replace(at, 16, "the lines before");
+      }
+      throw LineError(file, line_no, what);
     }
     list.nodes.push_back(std::move(node));
   }

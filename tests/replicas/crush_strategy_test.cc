@@ -9,8 +9,11 @@
 //    its holes dropped;
 //  - with pg_num and pool, object names hashed by ceph_rjenkins place their
 //    copies on the OSDs osdmaptool printed for them;
-//  - built from domains: distinct hosts, short exactly when the hosts run
-//    out; built without domains: the first copy is straw2's Locate.
+//  - built from a topology (host= and rack= columns): crushtool's copies over
+//    the map generate-crush wrote for it by the documented build rule;
+//    distinct domains of the level asked, short
+//    exactly when they run out; equal to its own text form read back; built
+//    without a level: the first copy is straw2's Locate.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -19,6 +22,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/replica.h"
+#include "chsim/topology.h"
 
 namespace chsim {
 namespace {
@@ -96,21 +100,90 @@ TEST(CrushStrategy, ObjectNamesAsOsdmaptool) {
   EXPECT_GE(n, 100u);
 }
 
-TEST(CrushStrategy, BuiltFromDomainsOneCopyPerHostShortWhenHostsRunOut) {
+// 12 nodes, 3 per host, 2 hosts per rack: hosts h0..h3, racks r0, r1.
+Topology TwoRacksFourHosts() {
+  Topology t;
+  for (uint32_t i = 0; i < 12; ++i) {
+    Topology::Path path;
+    path[0] = std::to_string(i / 3);  // host
+    path[1] = std::to_string(i / 6);  // rack
+    t.Append(path);
+  }
+  return t;
+}
+
+TEST(CrushStrategy, BuiltFromTopologyOneCopyPerDomainShortWhenTheyRunOut) {
   auto algo = Straw2(12);
-  const std::vector<uint32_t> host = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
-  for (uint32_t k : {3u, 4u, 5u}) {
-    const auto sel = GetReplicaStrategy("crush").Make({algo.get(), k, host});
-    size_t short_sets = 0;
-    for (uint64_t h = 0; h < 5000; ++h) {
-      const auto got = Copies(*sel, h * 0x9e3779b97f4a7c15u);
-      std::set<uint32_t> hosts;
-      for (int32_t id : got) hosts.insert(host.at(static_cast<size_t>(id)));
-      ASSERT_EQ(hosts.size(), got.size());
-      short_sets += got.size() < k;
-      ASSERT_EQ(got.size(), std::min(k, 4u));
+  const Topology t = TwoRacksFourHosts();
+  for (const DomainLevel level : {DomainLevel::kHost, DomainLevel::kRack}) {
+    const std::span<const uint32_t> of = t.Of(level);
+    const uint32_t domains = t.Count(level);
+    for (uint32_t k : {2u, 3u, 5u}) {
+      const auto sel = GetReplicaStrategy("crush").Make({algo.get(), k, &t, level});
+      size_t short_sets = 0;
+      for (uint64_t h = 0; h < 3000; ++h) {
+        const auto got = Copies(*sel, h * 0x9e3779b97f4a7c15u);
+        std::set<uint32_t> seen;
+        for (int32_t id : got) seen.insert(of[static_cast<size_t>(id)]);
+        ASSERT_EQ(seen.size(), got.size()) << "two copies in one domain";
+        ASSERT_EQ(got.size(), std::min(k, domains));
+        short_sets += got.size() < k;
+      }
+      EXPECT_EQ(short_sets, k > domains ? 3000u : 0u);
     }
-    EXPECT_EQ(short_sets, k > 4 ? 5000u : 0u);
+  }
+}
+
+// The same rule over the map BuildMap made and over that map written by
+// FormatMap and read back: equal copies (the text crushtool would compile).
+TEST(CrushStrategy, BuiltMapEqualsItsTextForm) {
+  auto algo = Straw2(12);
+  const Topology t = TwoRacksFourHosts();
+  const auto built = GetReplicaStrategy("crush").Make({algo.get(), 3, &t, DomainLevel::kHost});
+  CrushView v;
+  algo->ViewCrush(&v);
+  std::vector<uint32_t> host(12), rack(12);
+  for (uint32_t i = 0; i < 12; ++i) host[i] = i / 3, rack[i] = i / 6;
+  const crush::Level levels[] = {{"host", host}, {"rack", rack}};
+  const std::string text =
+      crush::FormatMap(crush::BuildMap(v.devices, v.weights, levels, 0, false));
+  const auto given = GetReplicaStrategy("crush").Make(
+      {.algorithm = algo.get(), .k = 3, .map = {"built.txt", text}});
+  for (uint64_t h = 0; h < 3000; ++h) {
+    ASSERT_EQ(Copies(*built, h * 0x9e3779b97f4a7c15u), Copies(*given, h * 0x9e3779b97f4a7c15u));
+  }
+}
+
+// topology.txt (LABEL WEIGHT host=H rack=R) and crushtool's mappings over
+// the map generate-crush wrote for it by the documented build rule.
+TEST(CrushStrategy, BuiltFromTopologyAsCrushtool) {
+  std::vector<Node> nodes;
+  Topology t;
+  std::stringstream lines(ReadText(kCrushGolden + "/topology.txt"));
+  std::string label, weight, host, rack;
+  while (lines >> label >> weight >> host >> rack) {
+    Node n;
+    n.label = n.host = label;
+    n.weight = static_cast<uint32_t>(std::stoul(weight));
+    nodes.push_back(n);
+    t.Append({host.substr(5), rack.substr(5), ""});  // after "host=", "rack="
+  }
+  ASSERT_EQ(nodes.size(), 18u);
+  auto algo = MakeAlgorithm("straw2", nodes);
+  for (const auto& [level, name] :
+       {std::pair{DomainLevel::kHost, "host"}, std::pair{DomainLevel::kRack, "rack"}}) {
+    const std::string map = std::string("topology-") + name;
+    const std::string text = ReadText(kCrushGolden + "/maps/" + map + ".txt");
+    const auto sel = GetReplicaStrategy("crush").Make({algo.get(), 3, &t, level});
+    const auto given =
+        GetReplicaStrategy("crush").Make({.algorithm = algo.get(), .k = 3, .map = {map, text}});
+    size_t differ = 0;
+    for (const auto& [x, items] : Mappings(map)) {
+      const auto got = Copies(*sel, x);
+      ASSERT_EQ(got, Copies(*given, x)) << "the built map is not the generator's, x " << x;
+      differ += got != items;
+    }
+    EXPECT_LE(differ, 5u) << name;  // chsim's ln tables (tests/core/crush_golden_test.cc)
   }
 }
 

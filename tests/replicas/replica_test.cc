@@ -94,19 +94,40 @@ class FixedRing final : public Algorithm {
   Ring ring_;
 };
 
-std::unique_ptr<ReplicaSelector> Walk(const Algorithm& a, uint32_t k,
-                                      std::span<const uint32_t> domains = {}) {
-  return GetReplicaStrategy("walk").make(ReplicaInput{&a, k, domains}, {});
+using Ids = std::vector<uint32_t>;
+
+// A topology of racks only: node i in rack "r<racks[i]>".
+Topology Racks(const Ids& racks) {
+  Topology t;
+  for (uint32_t r : racks) {
+    std::string name(1, 'r');  // not "r" + ...: GCC 12's -Wrestrict false positive
+    name += std::to_string(r);
+    t.Append({"", name, ""});
+  }
+  return t;
 }
 
-using Ids = std::vector<uint32_t>;
+// The walk, its copies spread over `racks` when given.
+class Walk {
+ public:
+  Walk(const Algorithm& a, uint32_t k, const Ids& racks = {}) : topology_(Racks(racks)) {
+    ReplicaInput in{&a, k};
+    if (!racks.empty()) in = {&a, k, &topology_, DomainLevel::kRack};
+    selector_ = GetReplicaStrategy("walk").make(in, {});
+  }
+  const ReplicaSelector& operator*() const { return *selector_; }
+
+ private:
+  Topology topology_;
+  std::unique_ptr<ReplicaSelector> selector_;
+};
 
 // Ring 100 A, 110 A, 200 B, 210 B, 300 C, 310 C (A, B, C = ids 0, 1, 2).
 TEST(ReplicaWalk, TinyGoldenRing) {
   FixedRing r({"100", "200", "300"}, 2);
   ASSERT_EQ(Ids(r.ring().points().begin(), r.ring().points().end()),
             (Ids{100, 110, 200, 210, 300, 310}));
-  auto w3 = Walk(r, 3), w2 = Walk(r, 2), w1 = Walk(r, 1);
+  Walk w3(r, 3), w2(r, 2), w1(r, 1);
   EXPECT_EQ(SelectAll(*w3, 0), (Ids{0, 1, 2}));           // before the first point
   EXPECT_EQ(SelectAll(*w3, 100), (Ids{0, 1, 2}));         // exactly a point
   EXPECT_EQ(SelectAll(*w3, 101), (Ids{0, 1, 2}));         // A's second point
@@ -125,7 +146,7 @@ TEST(ReplicaWalk, TinyGoldenRing) {
 TEST(ReplicaWalk, TinyGoldenRingWithDomains) {
   FixedRing r({"100", "200", "300", "400"}, 2);
   const Ids racks = {0, 0, 1, 1};
-  auto w2 = Walk(r, 2, racks), w3 = Walk(r, 3, racks), w4 = Walk(r, 4, racks);
+  Walk w2(r, 2, racks), w3(r, 3, racks), w4(r, 4, racks);
   EXPECT_EQ(SelectAll(*w2, 0), (Ids{0, 2}));    // A, B skipped (rack 0), C
   EXPECT_EQ(SelectAll(*w2, 205), (Ids{1, 2}));  // B, C
   EXPECT_EQ(SelectAll(*w2, 305), (Ids{2, 0}));  // C, D skipped (rack 1), wrap to A
@@ -181,7 +202,7 @@ TEST(ReplicaWalk, DomainsFollowNetworkTopologyStrategyOrder) {
                           Ids{5, 5, 5, 5, 9, 9, 9, 9, 9, 9, 9, 9}}) {
     const size_t racks = std::set<uint32_t>(rack.begin(), rack.end()).size();
     for (uint32_t k : {1u, 2u, 3u, 4u, 6u, 12u}) {
-      auto w = Walk(*ring, k, rack);
+      Walk w(*ring, k, rack);
       size_t differ = 0;
       for (uint64_t h : Hashes(3000, k)) {
         const Ids got = SelectAll(*w, h);
@@ -349,7 +370,8 @@ TEST(ReplicaSalted, ShortOnlyAfterItsBound) {
   EXPECT_GT(short_one, 5000u * 80 / 100);
   EXPECT_EQ(short_many, 0u);  // (3/4)^1000 per key
   const Ids racks = {0, 0, 1, 1};
-  auto spread = salted.Make(ReplicaInput{jump.get(), 3, racks});
+  const Topology topology = Racks(racks);
+  auto spread = salted.Make(ReplicaInput{jump.get(), 3, &topology, DomainLevel::kRack});
   for (uint64_t h : Hashes(2000, 4)) {
     const Ids got = SelectAll(*spread, h);
     ASSERT_EQ(got.size(), 3u);
@@ -375,12 +397,18 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   EXPECT_EQ(Refusal(salted, {jump.get(), 257}), "replicas: at most 256 copies per key (found 257)");
   EXPECT_EQ(Refusal(topk, {hrw.get(), 6}),
             "replicas: 6 copies per key need 6 distinct nodes; 5 live");
-  const Ids five = {0, 1, 2, 3, 4}, four = {0, 1, 2, 3};
-  EXPECT_EQ(Refusal(topk, {hrw.get(), 2, five}),
+  const Topology five = Racks({0, 1, 2, 3, 4}), four = Racks({0, 1, 2, 3});
+  EXPECT_EQ(Refusal(topk, {hrw.get(), 2, &five, DomainLevel::kRack}),
             "strategy topk does not place copies by failure domain; strategies that do: walk, "
             "salted, crush");
-  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, four}),
-            "replicas: no failure domain for node id 4 (4 given)");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &four, DomainLevel::kRack}),
+            "replicas: no rack for node id 4 (the topology describes 4 nodes)");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &five, DomainLevel::kZone}),
+            "replicas: copies spread over zones, but the nodes carry no zone; levels they "
+            "carry: rack");
+  EXPECT_EQ(Refusal(salted, {hrw.get(), 2, nullptr, DomainLevel::kHost}),
+            "replicas: copies spread over hosts, but the nodes carry no host; levels they "
+            "carry: none");
   const std::string not_for = Refusal(walk, {jump.get(), 3});
   EXPECT_NE(not_for.find("strategy walk does not apply to algorithm jump"), std::string::npos);
   EXPECT_NE(not_for.find("strategies for jump: salted"), std::string::npos);

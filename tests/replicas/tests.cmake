@@ -16,3 +16,30 @@ foreach(_test walk topk salted crush bad_input)
                    $<TARGET_FILE:chsim> ${_test})
   set_tests_properties(replicas.cli_${_test} PROPERTIES LABELS replicas TIMEOUT ${CHSIM_HANG_S})
 endforeach()
+
+# Failure domains as a user meets them (label replicas; tests/replicas/cli_topology_test.py):
+#  - replicas.cli_topology_server_list: domain columns change nothing else a server list says,
+#    and a bad column is refused naming its line;
+#  - replicas.cli_topology_locate_domain: locate --replicas K --domain rack against a Python walk
+#    with the rack rule over `chsim ring`'s points;
+#  - replicas.cli_topology_scenario: generated racks and zones, whole-domain failures and their
+#    refusals in validate and run alike.
+foreach(_test server_list locate_domain scenario)
+  add_test(NAME replicas.cli_topology_${_test}
+           COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cli_topology_test.py
+                   $<TARGET_FILE:chsim> ${_test})
+  set_tests_properties(replicas.cli_topology_${_test} PROPERTIES LABELS replicas
+                                                          TIMEOUT ${CHSIM_HANG_S})
+endforeach()
+
+# The Python module's side (label replicas and python, when the module is built):
+# chsim.topology(), Algorithm.domains and add's domains, locate_replicas against Python
+# rankings and walks and against `chsim locate --replicas` (test_module_replicas.py).
+if(CHSIM_PYTHON_DIR)
+  add_test(NAME replicas.python_module
+           COMMAND ${CHSIM_PYTHON} ${PROJECT_SOURCE_DIR}/tests/python/pytest_main.py
+                   ${CMAKE_CURRENT_LIST_DIR}/test_module_replicas.py)
+  set_tests_properties(replicas.python_module PROPERTIES LABELS "replicas;python"
+    TIMEOUT ${CHSIM_HANG_S} ENVIRONMENT
+    "PYTHONPATH=${CHSIM_PYTHON_DIR};CHSIM=$<TARGET_FILE:chsim>;CHSIM_SOURCE=${PROJECT_SOURCE_DIR}")
+endif()

@@ -18,13 +18,15 @@
 // says short_results: a draw with rejection that gives up after a bound (the
 // salted baseline here; CRUSH's firstn later).
 //
-// Failure domains: an optional domain id per node id (a rack, a zone: any
-// uint32 label; only equality matters). A strategy whose spec has a
-// domain_rule uses them as that rule says; the others refuse them (Admit), so
-// that no caller believes copies were spread that were not.
+// Failure domains: the nodes' topology (chsim/topology.h: host, rack, zone,
+// indexed by the algorithm's node ids) and the level the copies are spread
+// over. A strategy whose spec has a domain_rule uses them as that rule says
+// (and may read every level: nts reads zones as datacenters, CRUSH walks the
+// hierarchy); the others refuse a level (Admit), so that no caller believes
+// copies were spread that were not.
 //
 // Lifetime: a selector reads its algorithm instance's structure (its ring, its
-// seeds) and the domain span in place. Both must outlive it, and after any Add
+// seeds) and the topology in place. Both must outlive it, and after any Add
 // or Remove on the instance the selector must be made again.
 //
 // Thread-safety: specs are constants; Select is const and may run
@@ -35,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -42,6 +45,7 @@
 
 #include "chsim/algorithm.h"
 #include "chsim/params.h"
+#include "chsim/topology.h"
 
 namespace chsim {
 
@@ -81,14 +85,22 @@ struct ReplicaFile {
   std::string_view text = {};
 };
 
-// What a selector is made over. `domains[id]` is node id's failure domain;
-// empty: no domains. `map`: a CRUSH map in crushtool's text form, for the
-// strategies that read one (crush); the others refuse it.
+// What a selector is made over: the algorithm instance, the copies per key,
+// and optionally the nodes' topology (by the instance's node ids; null: none)
+// and the level whose domains the copies are spread over (nullopt: none).
+// `map`: a CRUSH map in crushtool's text form, for the strategies that read
+// one (crush); the others refuse it.
 struct ReplicaInput {
   const Algorithm* algorithm = nullptr;
   uint32_t k = 1;
-  std::span<const uint32_t> domains = {};
+  const Topology* topology = nullptr;
+  std::optional<DomainLevel> domain = std::nullopt;
   ReplicaFile map = {};
+
+  // The domain id per node id at the level asked; empty when none is asked.
+  std::span<const uint32_t> Domains() const noexcept {
+    return topology != nullptr && domain ? topology->Of(*domain) : std::span<const uint32_t>{};
+  }
 };
 
 // What a replica strategy is, in one registry row.
@@ -130,8 +142,9 @@ struct ReplicaStrategy {
   Params Resolve(const Params& given) const;
   // The rules every strategy shares, then the spec's admit. Throws
   // std::invalid_argument for a bad request: k of 0, above kMaxReplicas or
-  // above the live nodes; domains for a strategy without a domain rule, or a
-  // domain span that does not cover every live id. Throws Unsupported when
+  // above the live nodes; a domain level for a strategy without a domain
+  // rule, a level the topology does not give, or a topology without a domain
+  // for some live id. Throws Unsupported when
   // the strategy does not apply to the algorithm, naming the ones that do.
   void Admit(const AlgorithmSpec& algorithm, const ReplicaInput& input,
              const Params& resolved) const;

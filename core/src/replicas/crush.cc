@@ -12,10 +12,11 @@
 //    over it; a live node's device is "in" (reweight 1), every other device
 //    is out (reweight 0), as Ceph marks a failed OSD out: its copies go
 //    where CRUSH's retries send them, and come back when it is restored;
-//  - else built (crush::BuildMap): without domains a flat straw2 root over
-//    the live nodes and `choose <mode> 0 type osd`; with domains one host
-//    bucket per domain under the root and `chooseleaf <mode> 0 type host`,
-//    one copy per host.
+//  - else built (crush::BuildMap) from the topology (chsim/topology.h): with
+//    a level asked, a straw2 bucket per host, rack and zone it gives, nested
+//    under one root, and `chooseleaf <mode> 0 type LEVEL`, one copy per
+//    domain of that level (Ceph's default rule is by host); without one, a
+//    flat straw2 root over the live nodes and `choose <mode> 0 type osd`.
 // The input: the key hash's low 32 bits are CRUSH's x (crushtool --test's
 // input); with pg_num > 0 they are first put through Ceph's object -> PG
 // step: PG = stable_mod(hash, pg_num), x = hash32_2(PG, pool), so keys are
@@ -60,15 +61,28 @@ Plan MakePlan(const ReplicaInput& in, const Params& p) {
     plan.node_of_device[static_cast<size_t>(v.devices[i])] = v.ids[i];
   }
   if (in.map.text.empty()) {
-    std::vector<uint32_t> host_of_device(plan.node_of_device.size(), 0);
+    // Each level the topology gives, by device; the rule spreads over the
+    // level asked.
+    std::vector<std::vector<uint32_t>> by_device;
     std::vector<crush::Level> levels;
-    if (!in.domains.empty()) {
+    size_t failure = 0;
+    for (DomainLevel level : kAllDomainLevels) {
+      if (in.topology == nullptr || !in.topology->Has(level)) continue;
+      const std::span<const uint32_t> of = in.topology->Of(level);
+      std::vector<uint32_t>& d = by_device.emplace_back(plan.node_of_device.size(), 0);
       for (size_t i = 0; i < v.ids.size(); ++i) {
-        host_of_device[static_cast<size_t>(v.devices[i])] = in.domains[v.ids[i]];
+        if (v.ids[i] >= of.size() || of[v.ids[i]] == kNoDomain) {
+          throw std::invalid_argument("replicas: no " + std::string(DomainLevelName(level)) +
+                                      " for node id " + std::to_string(v.ids[i]));
+        }
+        d[static_cast<size_t>(v.devices[i])] = of[v.ids[i]];
       }
-      levels.push_back({"host", host_of_device});
+      if (in.domain == level) failure = levels.size();
+      levels.push_back({DomainLevelName(level), {}});
     }
-    plan.map = crush::BuildMap(v.devices, v.weights, levels, 0, p.Text("mode") == "indep");
+    for (size_t l = 0; l < levels.size(); ++l) levels[l].domain_of = by_device[l];
+    if (!in.domain) levels.clear();
+    plan.map = crush::BuildMap(v.devices, v.weights, levels, failure, p.Text("mode") == "indep");
     plan.reweights = plan.map.DefaultReweights();
     return plan;
   }
@@ -164,9 +178,9 @@ constinit const ReplicaStrategy kCrushStrategy{
     .applies_doc = "an algorithm whose Locate is a CRUSH straw2 choice over its nodes (straw2)",
     .applies = [](const AlgorithmSpec& a) noexcept { return a.views.crush; },
     .domain_rule =
-        "the built map puts each domain in a host bucket under one root and its rule places one "
-        "copy per host (chooseleaf); with fewer domains than copies the result is short, as "
-        "Ceph's",
+        "the built map nests a straw2 bucket per host, rack and zone the nodes give under one "
+        "root, and its rule places one copy per domain of the level asked (chooseleaf); with "
+        "fewer domains than copies the result is short, as Ceph's",
     .minimal = false,
     .short_results = true,
     .first_is_locate = false,

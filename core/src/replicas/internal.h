@@ -25,10 +25,12 @@ inline bool Holds(const uint32_t* out, uint32_t placed, uint32_t id) noexcept {
   return false;
 }
 
-// The failure-domain side of a selection: `domains[id]` per node id (empty:
-// none), and how many distinct domains the live nodes span.
+// The failure-domain side of a selection: the domain per node id at the
+// level asked (none: empty), and how many distinct domains the live nodes
+// span.
 class DomainRule {
  public:
+  explicit DomainRule(const ReplicaInput& in) : DomainRule(in.Domains(), *in.algorithm) {}
   DomainRule(std::span<const uint32_t> domains, const Algorithm& algorithm) : domains_(domains) {
     if (domains_.empty()) return;
     std::vector<uint32_t> seen;

@@ -49,7 +49,8 @@ void AdmitRequest(const ReplicaStrategy& s, const ReplicaInput& in) {
     throw std::invalid_argument("strategy " + std::string(s.name) +
                                 " reads no CRUSH map; strategies that do: " + Names(with));
   }
-  if (in.domains.empty()) return;
+  if (!in.domain) return;
+  const std::string level(DomainLevelName(*in.domain));
   if (!s.UsesDomains()) {
     std::vector<const ReplicaStrategy*> with;
     for (const ReplicaStrategy* r : kRegistry) {
@@ -59,10 +60,17 @@ void AdmitRequest(const ReplicaStrategy& s, const ReplicaInput& in) {
         "strategy " + std::string(s.name) +
         " does not place copies by failure domain; strategies that do: " + Names(with));
   }
+  if (in.topology == nullptr || !in.topology->Has(*in.domain)) {
+    throw std::invalid_argument(
+        "replicas: copies spread over " + level + "s, but the nodes carry no " + level +
+        "; levels they carry: " + (in.topology ? in.topology->LevelNames() : "none"));
+  }
+  const std::span<const uint32_t> domains = in.Domains();
   for (uint32_t id : in.algorithm->live_ids()) {
-    if (id >= in.domains.size()) {
-      throw std::invalid_argument("replicas: no failure domain for node id " + std::to_string(id) +
-                                  " (" + std::to_string(in.domains.size()) + " given)");
+    if (id >= domains.size() || domains[id] == kNoDomain) {
+      throw std::invalid_argument("replicas: no " + level + " for node id " + std::to_string(id) +
+                                  " (the topology describes " +
+                                  std::to_string(in.topology->size()) + " nodes)");
     }
   }
 }

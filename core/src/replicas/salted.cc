@@ -32,10 +32,7 @@ namespace {
 class Salted final : public ReplicaSelector {
  public:
   Salted(const ReplicaInput& in, uint64_t tries)
-      : ReplicaSelector(in.k),
-        algorithm_(*in.algorithm),
-        domains_(in.domains, *in.algorithm),
-        tries_(tries) {}
+      : ReplicaSelector(in.k), algorithm_(*in.algorithm), domains_(in), tries_(tries) {}
 
   uint32_t Select(uint64_t key_hash, std::span<uint32_t> out) const noexcept override {
     const uint32_t k = this->k();

@@ -36,8 +36,7 @@ namespace {
 
 class Walk final : public ReplicaSelector {
  public:
-  Walk(const ReplicaInput& in, RingView view)
-      : ReplicaSelector(in.k), view_(view), domains_(in.domains, *in.algorithm) {}
+  Walk(const ReplicaInput& in, RingView view) : ReplicaSelector(in.k), view_(view), domains_(in) {}
 
   uint32_t Select(uint64_t key_hash, std::span<uint32_t> out) const noexcept override {
     const size_t start = view_.Start(key_hash);

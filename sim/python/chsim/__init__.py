@@ -11,8 +11,8 @@
     chsim.tune(nodes=200, max_over_mean=1.1)   # the dict `chsim tune --json` writes
 
 Everything is read from chsim's registries: chsim.profiles(), hashers(), algorithms(),
-replica_strategies(), workloads() and metrics() list what the C++ offers, with the parameters' ranges and
-defaults. Errors are exceptions with chsim's one-line messages: chsim.ScenarioError (a
+replica_strategies(), topology(), workloads() and metrics() list what the C++ offers, with the
+parameters' ranges and defaults. Errors are exceptions with chsim's one-line messages: chsim.ScenarioError (a
 ValueError) for a scenario chsim refuses, ValueError for a bad value, TypeError for a wrong
 type. Ctrl-C (KeyboardInterrupt) stops run, validate and tune cleanly.
 """
@@ -24,14 +24,14 @@ import numpy as _np
 from . import _chsim
 from ._chsim import (Algorithm, Ring, ScenarioError, algorithms, case_id, case_label, hash,
                      hashers, metrics, parse_case_id, profiles, replica_strategies, theory,
-                     validate, workloads)
+                     topology, validate, workloads)
 
 __version__ = _chsim.__version__
 _sys.modules[__name__ + ".theory"] = theory  # from chsim.theory import cv
 
 __all__ = ["Algorithm", "NodeIndices", "Results", "Ring", "ScenarioError", "algorithms",
            "case_id", "case_label", "hash", "hashers", "metrics", "parse_case_id", "profiles",
-           "replica_strategies", "run", "theory", "tune", "validate", "workloads"]
+           "replica_strategies", "run", "theory", "topology", "tune", "validate", "workloads"]
 
 
 class NodeIndices(_np.ndarray):
