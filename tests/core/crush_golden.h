@@ -74,6 +74,31 @@ inline std::vector<CrushCase> GoldenCases() {
   return cases;
 }
 
+// One line of objects.tsv: what osdmaptool printed for an object name.
+struct GoldenObject {
+  std::string name;
+  uint32_t pg_num = 0, ps = 0;
+  std::vector<int32_t> osds;
+};
+
+inline std::vector<GoldenObject> GoldenObjects() {
+  std::vector<GoldenObject> out;
+  std::stringstream lines(ReadText(kCrushGolden + "/objects.tsv"));
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::stringstream f(line);
+    std::string pg_num, ps, osds;
+    GoldenObject o;
+    std::getline(f, o.name, '\t'), std::getline(f, pg_num, '\t'), std::getline(f, ps, '\t');
+    std::getline(f, osds, '\t');
+    o.pg_num = static_cast<uint32_t>(std::stoul(pg_num));
+    o.ps = static_cast<uint32_t>(std::stoul(ps));
+    o.osds = ParseItems(osds);
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 // crushtool --weight DEV W: W parsed as a float, times 0x10000, truncated.
 inline uint32_t CrushtoolReweight(const std::string& w) {
   return static_cast<uint32_t>(std::strtof(w.c_str(), nullptr) * static_cast<float>(0x10000));

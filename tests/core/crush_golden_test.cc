@@ -101,27 +101,22 @@ TEST(CrushGolden, ObjectToPgToOsdsAsOsdmaptool) {
   const crush::Map map = GoldenMap("racks");
   const crush::Rule& rule = *map.FindRule(0);
   const std::vector<uint32_t> reweights = map.DefaultReweights();
-  std::stringstream objects(ReadText(kCrushGolden + "/objects.tsv"));
-  std::string line;
   size_t n = 0, osds_differ = 0;
   uint32_t pg_num = 0;
-  while (std::getline(objects, line)) {
-    std::stringstream f(line);
-    std::string name, pgs, ps, osds;
-    std::getline(f, name, '\t'), std::getline(f, pgs, '\t'), std::getline(f, ps, '\t');
-    std::getline(f, osds, '\t');
-    pg_num = static_cast<uint32_t>(std::stoul(pgs));
+  for (const testing::GoldenObject& o : testing::GoldenObjects()) {
+    pg_num = o.pg_num;
     const uint32_t mine =
-        crush::StableMod(crush::StrHashRjenkins(name), pg_num, crush::StableModMask(pg_num));
-    EXPECT_EQ(mine, std::stoul(ps)) << "object " << name;
+        crush::StableMod(crush::StrHashRjenkins(o.name), pg_num, crush::StableModMask(pg_num));
+    EXPECT_EQ(mine, o.ps) << "object " << o.name;
     const uint32_t x = crush::PlacementSeed(mine, pg_num, 1);
-    osds_differ += Place(map, rule, x, 3, reweights) != ParseItems(osds);
+    osds_differ += Place(map, rule, x, 3, reweights) != o.osds;
     ++n;
   }
   EXPECT_GE(n, 100u);
   EXPECT_NE(pg_num & (pg_num - 1), 0u) << "pg_num should not be a power of two";
   EXPECT_EQ(osds_differ, 0u);
   std::stringstream pgs(ReadText(kCrushGolden + "/pgs.tsv"));
+  std::string line;
   size_t rows = 0, differ = 0;
   while (std::getline(pgs, line)) {
     const size_t tab = line.find('\t');

@@ -84,17 +84,11 @@ TEST(CrushStrategy, ObjectNamesAsOsdmaptool) {
   const std::string text = ReadText(kCrushGolden + "/maps/racks.txt");
   auto algo = Straw2(23);
   const ReplicaInput in{.algorithm = algo.get(), .k = 3, .map = {"racks.txt", text}};
-  std::stringstream lines(ReadText(kCrushGolden + "/objects.tsv"));
-  std::string line;
   size_t n = 0;
-  while (std::getline(lines, line)) {
-    std::stringstream f(line);
-    std::string name, pg_num, ps, osds;
-    std::getline(f, name, '\t'), std::getline(f, pg_num, '\t'), std::getline(f, ps, '\t');
-    std::getline(f, osds, '\t');
+  for (const testing::GoldenObject& o : testing::GoldenObjects()) {
     const auto sel = GetReplicaStrategy("crush").Make(
-        in, Params{{"pg_num", uint64_t{std::stoul(pg_num)}}, {"pool", uint64_t{1}}});
-    EXPECT_EQ(Copies(*sel, HashCephRjenkins(name.data(), name.size())), ParseItems(osds)) << name;
+        in, Params{{"pg_num", uint64_t{o.pg_num}}, {"pool", uint64_t{1}}});
+    EXPECT_EQ(Copies(*sel, HashCephRjenkins(o.name.data(), o.name.size())), o.osds) << o.name;
     ++n;
   }
   EXPECT_GE(n, 100u);
