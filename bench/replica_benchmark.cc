@@ -5,20 +5,30 @@
 // timed), at 100 and 1,000 nodes. Names:
 //   replicas/strategy:<s>/algo:<a>/k:<k>/mode:{tput,lat,batch}/nodes:<n>  (Select)
 //   replicas/locate/algo:<a>/mode:{tput,lat,batch}/nodes:<n>   (Locate, the baseline)
+//   replicas/crush/map:rack-host-osd/k:3/mode:tput/nodes:1000        (CRUSH alone)
 // mode:batch is the path `chsim locate --replicas K` takes: SelectBatch (and
 // LocateBatch for the baseline) over blocks of kBlock hashes.
+// The crush row is CRUSH's rule over a 3-level map of 1,000 devices (10 racks of
+// 10 hosts of 10 devices, straw2, weight 1), `chooseleaf firstn 0 type
+// host`, inputs x = 0, 1, 2, ... as `crushtool --test` takes them;
+// bench/crush-speed times crushtool itself on the same map (written by
+// --chsim_crush_map_out=FILE) beside it.
 // items_per_second counts keys (one replica set, or one lookup, per item), so
 // the cost of K copies against one lookup is the ratio of the two rows'
 // items_per_second at the same algorithm and nodes.
 //
-// Flags (besides Google Benchmark's): --chsim_smoke.
+// Flags (besides Google Benchmark's): --chsim_smoke, --chsim_crush_map_out=FILE
+// (write the CRUSH map in crushtool's text form and exit).
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bench_common.h"
 #include "chsim/algorithm.h"
+#include "chsim/crush.h"
+#include "chsim/crush_text.h"
 #include "chsim/replica.h"
 
 namespace chsim::bench {
@@ -106,7 +116,36 @@ benchmark::internal::Benchmark* RegisterMode(const std::string& prefix, const ch
              : benchmark::RegisterBenchmark(name.c_str(), BM_Select<false>, s, a, k);
 }
 
+// 10 racks x 10 hosts x 10 devices of weight 1.
+crush::Map RackHostMap() {
+  constexpr uint32_t kDevices = 1000;
+  std::vector<int32_t> ids(kDevices);
+  std::vector<uint32_t> weights(kDevices, crush::kWeightOne), host(kDevices), rack(kDevices);
+  for (uint32_t d = 0; d < kDevices; ++d) {
+    ids[d] = static_cast<int32_t>(d);
+    host[d] = d / 10;
+    rack[d] = d / 100;
+  }
+  const crush::Level levels[] = {{"host", host}, {"rack", rack}};
+  return crush::BuildMap(ids, weights, levels, 0, false);
+}
+
+void BM_CrushRule(benchmark::State& state) {
+  static const crush::Map map = RackHostMap();
+  const std::vector<uint32_t> reweights = map.DefaultReweights();
+  uint32_t x = 0;
+  int32_t out[3];
+  for (auto _ : state) {
+    const uint32_t n = crush::DoRule(map, map.rules[0], x++, out, reweights);
+    benchmark::DoNotOptimize(out[n - 1]);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 void Register() {
+  auto* crush = benchmark::RegisterBenchmark(
+      "replicas/crush/map:rack-host-osd/k:3/mode:tput/nodes:1000", BM_CrushRule);
+  if (g_smoke) crush->Iterations(1);
   std::vector<const AlgorithmSpec*> baselines;
   for (const ReplicaStrategy* s : AllReplicaStrategies()) {
     const std::vector<const AlgorithmSpec*> fit = AlgorithmsFor(*s);
@@ -134,6 +173,14 @@ void Register() {
 }  // namespace chsim::bench
 
 int main(int argc, char** argv) {
+  constexpr std::string_view kMapOut = "--chsim_crush_map_out=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.substr(0, kMapOut.size()) != kMapOut) continue;
+    std::ofstream(std::string(arg.substr(kMapOut.size())))
+        << chsim::crush::FormatMap(chsim::bench::RackHostMap());
+    return 0;
+  }
   chsim::bench::ParseCommonFlags(&argc, argv);
   chsim::bench::Register();
   return chsim::bench::RunBenchmarks(argc, argv);

@@ -12,6 +12,7 @@
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
 
+#include "chsim/crush.h"
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
 
@@ -109,6 +110,10 @@ constexpr Hasher kHashers[] = {
      "SHA-256, digest bytes 28..31 as little-endian uint32 (Varnish VRT_HashStrands32, the "
      "shard director's key and point hash)",
      HashSha256Last32, 32},
+    {"ceph_rjenkins",
+     "Jenkins' lookup2 as Ceph hashes object names (ceph_str_hash_rjenkins; the object -> PG "
+     "step)",
+     HashCephRjenkins, 32},
 };
 
 }  // namespace
@@ -293,6 +298,10 @@ const Hasher& GetHasher(std::string_view name) {
 // SHA-256 over the strands, then vle32dec(sha256 + VSHA256_LEN - 4). Varnish
 // hashes C strings (strlen), so its input never holds a NUL; this hashes
 // every byte given.
+uint64_t HashCephRjenkins(const void* data, size_t len) noexcept {
+  return crush::StrHashRjenkins(std::string_view(static_cast<const char*>(data), len));
+}
+
 uint64_t HashSha256Last32(const void* data, size_t len) noexcept {
   unsigned char d[SHA256_DIGEST_LENGTH];
   SHA256_CTX ctx;

@@ -80,6 +80,7 @@ void ListStrategy(const ReplicaStrategy& s) {
                                    "algorithm)"
                                  : "not minimal") +
                (s.short_results ? "; may place fewer than K copies" : "; always K copies"));
+  if (s.reads_map) Line("", "reads a CRUSH map in crushtool's text form (locate --crush-map)");
   if (!s.paper.empty()) Line("", "paper: " + std::string(s.paper));
   for (const ParamSpec& p : s.params) Line("", ParamLine(p));
 }

@@ -17,6 +17,7 @@
 #include "chsim/ring.h"
 #include "chsim/topology.h"
 #include "sim/base/errors.h"
+#include "sim/base/text_file.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/key_lines.h"
 #include "sim/scenario/server_list.h"
@@ -93,6 +94,7 @@ struct AlgorithmOptions {
   std::string strategy;                                            // --strategy NAME
   std::string domain;                                              // --domain LEVEL
   std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
+  std::string crush_map;                                          // --crush-map FILE
 };
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
@@ -153,6 +155,9 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--domain", a.domain,
                   "with --replicas: spread the copies over this failure-domain level (host, "
                   "rack or zone), read from the server list's host=/rack=/zone= columns");
+  cmd->add_option("--crush-map", a.crush_map,
+                  "with --replicas and a strategy that reads one (crush): a CRUSH map in "
+                  "crushtool's text form (crushtool -d); server i of --servers is device i");
 }
 
 // Rejects algorithm parameters without --algorithm, and any flag the
@@ -353,11 +358,15 @@ void LocateReplicas(const CLI::App* cmd, const Algorithm& algo, const AlgorithmS
   const ReplicaStrategy& strategy = StrategyFor(a, spec);
   const uint32_t k = ReplicaCount(a, algo.num_nodes());
   const Params given = StrategyParams(cmd, a, strategy, algo.num_nodes());
+  const std::string map = a.crush_map.empty() ? "" : sim::ReadFileOrStdin(a.crush_map);
   std::unique_ptr<ReplicaSelector> selector;
   try {
-    selector = strategy.Make(
-        ReplicaInput{.algorithm = &algo, .k = k, .topology = &list.topology, .domain = domain},
-        given);
+    selector = strategy.Make(ReplicaInput{.algorithm = &algo,
+                                          .k = k,
+                                          .topology = &list.topology,
+                                          .domain = domain,
+                                          .map = {a.crush_map, map}},
+                             given);
   } catch (const std::exception& e) {  // std::invalid_argument, Unsupported
     throw sim::UsageError(std::string("--replicas: ") + e.what());
   }
@@ -422,6 +431,9 @@ void AddLocateCommand(CLI::App& app) {
     CheckOptionMix(cmd, *algo);
     if (!algo->strategy.empty() && algo->replicas.empty()) {
       throw sim::UsageError("--strategy needs --replicas K");
+    }
+    if (!algo->crush_map.empty() && algo->replicas.empty()) {
+      throw sim::UsageError("--crush-map needs --replicas K");
     }
     if (!algo->domain.empty() && algo->replicas.empty()) {
       throw sim::UsageError("--domain needs --replicas K");

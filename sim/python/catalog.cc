@@ -195,7 +195,7 @@ void BindCatalog(py::module_& m) {
       "The replica strategies (how a key's copies are chosen: `chsim locate --replicas K "
       "--strategy NAME`), as dicts: name, summary, paper, year, applies_to, algorithms (the names "
       "it applies to), domain_rule (None: it does not place by failure domain), minimal, "
-      "short_results, parameters.");
+      "short_results, reads_map (it reads a CRUSH map), parameters.");
   m.def(
       "topology", [] { return CatalogPart("topology"); },
       "The failure-domain model (`chsim list --json`'s \"topology\"): levels (innermost first: "

@@ -102,6 +102,7 @@ Json StrategyJson(const ReplicaStrategy& s) {
           {"domain_rule", s.UsesDomains() ? Json(s.domain_rule) : Json(nullptr)},
           {"minimal", s.minimal},
           {"short_results", s.short_results},
+          {"reads_map", s.reads_map},
           {"parameters", params}};
 }
 

@@ -36,6 +36,11 @@ itself (ctypes), never through chsim's code:
                 SplitMix64(h), as hash4j's jumpBackHash (Ertl 2024)
   binomial      k mod E relocated in its level by Mix2(k, level mask), 4 redraws from
                 SplitMix64(k ^ "binom"), then k mod E/2 relocated (Coluzzi et al. 2024)
+  straw2        Ceph's straw2 bucket (Weil et al. 2006; docs/design.md, CRUSH): keys hashed by
+                ceph_str_hash_rjenkins (Jenkins' lookup2), x = that hash; node i is device i of
+                weight w * 0x10000 and draws (ln(hash32_3(x, i, 0) & 0xffff) - 2^48) / weight,
+                truncated; the first maximum wins. ln and its tables are written here from the
+                rules docs/design.md states, exact in Python's decimal arithmetic
 
 Usage: cli_locate_reference.py CHSIM --algorithm NAME --servers FILE --keys FILE
        cli_locate_reference.py CHSIM --every-algorithm --servers FILE --weighted FILE --keys FILE
@@ -269,8 +274,99 @@ RANGE_HASHES = {"dx": dx, "power": power, "flip": flip, "jumpback": jumpback,
                 "binomial": binomial}
 
 
+def _rj_mix(a, b, c):
+    m = 0xFFFFFFFF
+    for sa, sb, sc in ((13, 8, 13), (12, 16, 5), (3, 10, 15)):
+        a = ((a - b - c) & m) ^ (c >> sa)
+        b = ((b - c - a) & m) ^ ((a << sb) & m)
+        c = ((c - a - b) & m) ^ (b >> sc)
+    return a, b, c
+
+
+def ceph_str_hash(key):
+    """ceph_str_hash_rjenkins: Jenkins' lookup2, golden-ratio start, the length into c."""
+    a = b = 0x9E3779B9
+    c = 0
+    k = key
+    while len(k) >= 12:
+        a = (a + int.from_bytes(k[0:4], "little")) & 0xFFFFFFFF
+        b = (b + int.from_bytes(k[4:8], "little")) & 0xFFFFFFFF
+        c = (c + int.from_bytes(k[8:12], "little")) & 0xFFFFFFFF
+        a, b, c = _rj_mix(a, b, c)
+        k = k[12:]
+    tail = k + bytes(12 - len(k))
+    c = (c + len(key) + (int.from_bytes(tail[8:12], "little") << 8)) & 0xFFFFFFFF
+    a = (a + int.from_bytes(tail[0:4], "little")) & 0xFFFFFFFF
+    b = (b + int.from_bytes(tail[4:8], "little")) & 0xFFFFFFFF
+    return _rj_mix(a, b, c)[2]
+
+
+def hash32_3(a, b, c):
+    """rjenkins1 crush_hash32_3: seed 1315423911, x = 231232, y = 1232."""
+    m = 0xFFFFFFFF
+    a, b, c = a & m, b & m, c & m
+    h, x, y = 1315423911 ^ a ^ b ^ c, 231232, 1232
+    a, b, h = _rj_mix(a, b, h)
+    c, x, h = _rj_mix(c, x, h)
+    y, a, h = _rj_mix(y, a, h)
+    b, x, h = _rj_mix(b, x, h)
+    y, c, h = _rj_mix(y, c, h)
+    return h
+
+
+def _ln_tables():
+    from decimal import Decimal, getcontext, ROUND_FLOOR
+    getcontext().prec = 60
+    ln2 = Decimal(2).ln()
+
+    def floor_log2_scaled(num, den):
+        v = Decimal(2 ** 48) * (1 + Decimal(num) / den).ln() / ln2
+        return int(v.to_integral_value(ROUND_FLOOR))
+    rh_lh = []
+    for k in range(129):
+        rh_lh.append(-(-(2 ** 55) // (128 + k)))
+        rh_lh.append(floor_log2_scaled(k, 128) if k < 128 else 2 ** 48 - 2 ** 32)
+    ll = [floor_log2_scaled(k, 2 ** 15) + (0x147700000 if k >= 2 else 0) for k in range(256)]
+    return rh_lh, ll
+
+
+_LN = None
+
+
+def crush_ln(u):
+    global _LN
+    if _LN is None:
+        _LN = _ln_tables()
+    rh_lh, ll = _LN
+    x, exponent = u + 1, 15
+    while not x & 0x18000:
+        x, exponent = x << 1, exponent - 1
+    index1 = (x >> 8) << 1
+    x1 = (x * rh_lh[index1 - 256]) >> 48
+    return (exponent << 44) + ((rh_lh[index1 + 1 - 256] + ll[x1 & 0xFF]) >> 4)
+
+
+def straw2(nodes, hashes):
+    out = []
+    for h in hashes:
+        x, best = h & 0xFFFFFFFF, None
+        for i, (_, w) in enumerate(nodes):
+            ln = crush_ln(hash32_3(x, i, 0) & 0xFFFF) - 2 ** 48
+            draw = -((-ln) // (w * 0x10000))  # ln <= 0: C's truncation toward zero
+            if best is None or draw > best[0]:
+                best = (draw, i)
+        out.append(best[1])
+    return out
+
+
+# The key hash each algorithm's default key hasher gives (xxh3 unless listed).
+KEY_HASH = {"straw2": ceph_str_hash}
+
+
 def reference(name, nodes, hashes):
     n = len(nodes)
+    if name == "straw2":
+        return straw2(nodes, hashes)
     if name == "modulo":
         return [h % n for h in hashes]
     if name in ("jump", "memento"):
@@ -353,8 +449,9 @@ def read_servers(path):
 def compare(chsim, name, servers, keys):
     """Prints the comparison of chsim locate with the reference; returns 0 when equal."""
     nodes = read_servers(servers)
+    key_hash = KEY_HASH.get(name, xxh3)
     want = [keys[i] + b"\t" + nodes[o][0].encode()
-            for i, o in enumerate(reference(name, nodes, [xxh3(k) for k in keys]))]
+            for i, o in enumerate(reference(name, nodes, [key_hash(k) for k in keys]))]
     p = subprocess.run([chsim, "locate", "--servers", servers, "--algorithm", name, "-"],
                        input=b"".join(k + b"\n" for k in keys), capture_output=True)
     if p.returncode != 0:

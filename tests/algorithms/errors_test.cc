@@ -37,7 +37,8 @@ TEST(Errors, WeightsAreRefusedWhereUnsupported) {
 TEST(Errors, WeightCapabilitiesAreAsDocumented) {
   for (const AlgorithmSpec* info : AllAlgorithms()) {
     const bool expected = info->name == "ring" || info->name == "ketama" ||
-                          info->name == "rendezvous" || info->name == "maglev";
+                          info->name == "rendezvous" || info->name == "maglev" ||
+                          info->name == "straw2";
     EXPECT_EQ(info->capabilities.weights, expected) << info->name;
     EXPECT_EQ(MakeAlgorithm(info->name, MakeNumberedNodes(3))->capabilities().weights, expected);
   }

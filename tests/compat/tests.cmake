@@ -34,3 +34,15 @@ add_test(NAME compat_proxies_golden
 add_test(NAME compat_proxies_generate_check COMMAND ${CMAKE_CURRENT_LIST_DIR}/generate-proxies --check)
 set_tests_properties(compat_proxies_golden compat_proxies_generate_check
                      PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})
+# CRUSH (label compat): a rerun of tests/compat/generate-crush against the installed crushtool
+# and osdmaptool (ceph-base), which fails if the committed golden-crush/ differs. The goldens
+# themselves are replayed in the normal run by chsim_core_tests (CrushGolden.*) and
+# chsim_replicas_tests (CrushStrategy.*).
+add_test(NAME compat_crush_generate_check COMMAND ${CMAKE_CURRENT_LIST_DIR}/generate-crush --check)
+set_tests_properties(compat_crush_generate_check PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})
+# CRUSH maps chsim refuses, each against crushtool -c on the same text (label compat;
+# tests/compat/crush_refusals.py): one line naming the file and line, exit 2; crushtool refuses
+# the same maps, except those chsim does not model or finds ambiguous, which it compiles.
+add_test(NAME compat_crush_refusals
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/crush_refusals.py $<TARGET_FILE:chsim>)
+set_tests_properties(compat_crush_refusals PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})

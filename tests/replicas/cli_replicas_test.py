@@ -22,6 +22,12 @@ Usage: cli_replicas_test.py CHSIM TEST, TEST one of:
   choosek    ConsistentChooseK over jump by its recurrence S(k, n) = {M} u S(k-1, M),
              M = max_{i<k} jump(h_i, n - i) + i, h_0 = h, h_i = Mix64(h + i gamma): the copies
              in the order S(j) adds them.
+  crush      Ceph's placement of object names as osdmaptool printed it
+             (tests/compat/golden-crush/objects.tsv): --algorithm straw2 over servers osd.0 ..
+             osd.22 (server i is device i), --strategy crush --crush-map maps/racks.txt (crushtool
+             -d's text), --pg-num ... --pool 1; and the refusals of a bad map (one
+             line naming its file and line), a map for a strategy that reads none, an unknown
+             strategy parameter.
   bad_input  refusals in one line with exit 2: K of 0, above the live servers, not a number; an
              unknown strategy (naming the accepted ones, from `chsim list --json`); a strategy
              that does not apply to the algorithm (naming those that do); --strategy without
@@ -371,6 +377,43 @@ def test_bad_input(folder):
           "each in one line with exit 2")
 
 
+CRUSH_GOLDEN = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "compat", "golden-crush")
+
+
+def test_crush(folder):
+    rows = []
+    with open(os.path.join(CRUSH_GOLDEN, "objects.tsv"), "rb") as f:
+        for line in f.read().split(b"\n"):
+            if line:
+                rows.append(line.split(b"\t"))
+    labels = [f"osd.{i}" for i in range(23)]
+    servers = write_servers(folder, "osds.txt", [(label,) for label in labels])
+    racks = os.path.join(CRUSH_GOLDEN, "maps", "racks.txt")
+    pg_num = int(rows[0][1])
+    names = b"".join(r[0] + b"\n" for r in rows)
+    base = ["locate", "--servers", servers, "--algorithm", "straw2", "--replicas", "3",
+            "--strategy", "crush"]
+    got = lines(chsim(*base, "--crush-map", racks, "--pg-num", str(pg_num), "--pool", "1", "-",
+                      stdin=names))
+    want = [b"\t".join([r[0]] + [f"osd.{d}".encode() for d in r[3].decode().split(",")])
+            for r in rows]
+    agree = compare("crush objects", got, want)
+    bad_map = os.path.join(folder, "bad.txt")
+    with open(racks) as src, open(bad_map, "w") as dst:
+        dst.write(src.read().replace("item osd.3 weight", "item osd.3 weight -", 1))
+    with open(bad_map) as f:
+        bad_line = next(i for i, line in enumerate(f, 1) if "weight -" in line)
+    refused(base + ["--crush-map", bad_map], f"{bad_map}:{bad_line}: weight")
+    refused(["locate", "--servers", servers, "--algorithm", "rendezvous", "--replicas", "2",
+             "--strategy", "topk", "--crush-map", racks], "strategy topk reads no CRUSH map")
+    refused(base + ["--crush-map", racks, "--scatter-width", "2"],
+            "--scatter-width: strategy crush has no parameter 'scatter_width'",
+            "--mode, --rule, --pg-num, --pool")
+    print(f"crush: {agree} of {len(want)} objects on osdmaptool's OSDs; refusals in one line")
+
+
 if __name__ == "__main__":
     main({"walk": test_walk, "topk": test_topk, "salted": test_salted, "nts": test_nts,
-          "topk_domain": test_topk_domain, "choosek": test_choosek, "bad_input": test_bad_input})
+          "topk_domain": test_topk_domain, "choosek": test_choosek, "crush": test_crush,
+          "bad_input": test_bad_input})

@@ -409,7 +409,7 @@ TEST(ReplicaAdmit, RefusesInOneLine) {
   const Topology five = Racks({0, 1, 2, 3, 4}), four = Racks({0, 1, 2, 3});
   EXPECT_EQ(Refusal(GetReplicaStrategy("choosek"), {jump.get(), 2, &five, DomainLevel::kRack}),
             "strategy choosek does not place copies by failure domain; strategies that do: walk, "
-            "nts, topk, salted");
+            "nts, topk, salted, crush");
   EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &four, DomainLevel::kRack}),
             "replicas: no rack for node id 4 (the topology describes 4 nodes)");
   EXPECT_EQ(Refusal(salted, {hrw.get(), 2, &five, DomainLevel::kZone}),

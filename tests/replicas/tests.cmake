@@ -9,9 +9,11 @@
 #  - replicas.cli_nts: Cassandra NetworkTopologyStrategy ported from its source, both rack rules,
 #    over zones and racks; replicas.cli_topk_domain: rendezvous over racks, then nodes;
 #    replicas.cli_choosek: ConsistentChooseK's recurrence over jump;
+#  - replicas.cli_crush: object names placed as osdmaptool placed them, through
+#    --strategy crush --crush-map (tests/compat/golden-crush/);
 #  - replicas.cli_bad_input: each refusal in one line with exit 2, naming the
 #    accepted values from `chsim list --json`.
-foreach(_test walk topk salted nts topk_domain choosek bad_input)
+foreach(_test walk topk salted nts topk_domain choosek crush bad_input)
   add_test(NAME replicas.cli_${_test}
            COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cli_replicas_test.py
                    $<TARGET_FILE:chsim> ${_test})

@@ -73,6 +73,7 @@ struct Capabilities {
 struct AlgorithmSpec;
 struct RingView;        // chsim/ring.h
 struct RendezvousView;  // chsim/rendezvous.h
+struct CrushView;       // chsim/crush.h
 
 // What an instance exposes of its structure, for the replica strategies that
 // walk it (chsim/replica.h). A spec declares it; each instance of that spec
@@ -89,6 +90,9 @@ struct StructureViews {
   // (capabilities.range_hash) and the bucket schemes that route around
   // removed buckets (anchor, memento, dx).
   bool buckets = false;
+  // Locate answers a CRUSH straw2 choice over the live nodes as devices
+  // (chsim/crush.h), and ViewCrush gives their ids and 16.16 weights.
+  bool crush = false;
 };
 
 // A bucket-based instance's buckets (Algorithm::ViewBuckets), for the
@@ -157,6 +161,7 @@ class Algorithm {
   virtual bool ViewRing(RingView* /*view*/) const noexcept { return false; }
   virtual bool ViewRendezvous(RendezvousView* /*view*/) const noexcept { return false; }
   virtual bool ViewBuckets(BucketView* /*view*/) const noexcept { return false; }
+  virtual bool ViewCrush(CrushView* /*view*/) const noexcept { return false; }
 };
 
 // One step of an instance's life, as an admission check sees it: no instance,

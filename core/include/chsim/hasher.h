@@ -74,6 +74,10 @@ uint64_t HashSpyFnv1a_64(const void* data, size_t len) noexcept;
 // SHA-256, digest bytes 28..31 as a little-endian uint32: Varnish's
 // VRT_HashStrands32 (the shard director's key and ring point hash).
 uint64_t HashSha256Last32(const void* data, size_t len) noexcept;
+// Ceph's ceph_str_hash_rjenkins (Jenkins' lookup2 over the bytes): the hash
+// of an object's name before Ceph maps it to a placement group
+// (chsim/crush.h).
+uint64_t HashCephRjenkins(const void* data, size_t len) noexcept;
 
 }  // namespace chsim
 

@@ -78,14 +78,24 @@ class ReplicaSelector {
   uint32_t k_;
 };
 
+// A file a strategy reads, as its caller read it (core reads no files): its
+// name for messages and its text. Empty text: none given.
+struct ReplicaFile {
+  std::string_view name = {};
+  std::string_view text = {};
+};
+
 // What a selector is made over: the algorithm instance, the copies per key,
 // and optionally the nodes' topology (by the instance's node ids; null: none)
 // and the level whose domains the copies are spread over (nullopt: none).
+// `map`: a CRUSH map in crushtool's text form, for the strategies that read
+// one (crush); the others refuse it.
 struct ReplicaInput {
   const Algorithm* algorithm = nullptr;
   uint32_t k = 1;
   const Topology* topology = nullptr;
   std::optional<DomainLevel> domain = std::nullopt;
+  ReplicaFile map = {};
 
   // The domain id per node id at the level asked; empty when none is asked.
   std::span<const uint32_t> Domains() const noexcept {
@@ -115,6 +125,9 @@ struct ReplicaStrategy {
   // Without a domain level, the first copy is always the algorithm's Locate
   // answer for the key.
   bool first_is_locate = false;
+  // Places copies by a CRUSH map given in ReplicaInput::map (else Admit
+  // refuses one).
+  bool reads_map = false;
   std::span<const ParamSpec> params = {};
   // Refuses what depends on the parameters and the request (beyond the rules
   // every strategy shares, which Admit checks); null when nothing.

@@ -9,7 +9,7 @@ namespace chsim {
 namespace algorithms_internal {
 extern const AlgorithmSpec kRingSpec, kKetamaSpec, kJumpSpec, kRendezvousSpec, kMaglevSpec,
     kMultiProbeSpec, kBoundedLoadSpec, kAnchorSpec, kMementoSpec, kDxSpec, kPowerSpec, kFlipSpec,
-    kJumpBackSpec, kBinomialSpec, kModuloSpec, kJumpBackAnchorSpec;
+    kJumpBackSpec, kBinomialSpec, kModuloSpec, kJumpBackAnchorSpec, kStraw2Spec;
 }  // namespace algorithms_internal
 
 namespace {
@@ -21,6 +21,7 @@ constexpr const AlgorithmSpec* kRegistry[] = {
     &kMaglevSpec,   &kMultiProbeSpec, &kBoundedLoadSpec, &kAnchorSpec,
     &kMementoSpec,  &kDxSpec,         &kPowerSpec,       &kFlipSpec,
     &kJumpBackSpec, &kBinomialSpec,   &kModuloSpec,      &kJumpBackAnchorSpec,
+    &kStraw2Spec,
 };
 
 std::string ParamNames(const AlgorithmSpec& spec) {

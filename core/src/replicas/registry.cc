@@ -8,7 +8,8 @@
 namespace chsim {
 namespace replicas_internal {
 extern const ReplicaStrategy kWalkStrategy, kNtsStrategy, kTopKStrategy, kChooseKStrategy,
-    kSaltedStrategy, kRandomStrategy, kCopysetStrategy, kMinCopysetsStrategy;
+    kSaltedStrategy, kRandomStrategy, kCopysetStrategy, kMinCopysetsStrategy,
+    kCrushStrategy;
 }  // namespace replicas_internal
 
 namespace {
@@ -18,6 +19,7 @@ using namespace replicas_internal;
 constexpr const ReplicaStrategy* kRegistry[] = {
     &kWalkStrategy,   &kNtsStrategy,    &kTopKStrategy,    &kChooseKStrategy,
     &kSaltedStrategy, &kRandomStrategy, &kCopysetStrategy, &kMinCopysetsStrategy,
+    &kCrushStrategy,
 };
 
 std::string Names(const std::vector<const ReplicaStrategy*>& strategies) {
@@ -39,6 +41,14 @@ void AdmitRequest(const ReplicaStrategy& s, const ReplicaInput& in) {
   if (in.k > live) {
     throw std::invalid_argument("replicas: " + k + " copies per key need " + k +
                                 " distinct nodes; " + std::to_string(live) + " live");
+  }
+  if (!in.map.text.empty() && !s.reads_map) {
+    std::vector<const ReplicaStrategy*> with;
+    for (const ReplicaStrategy* r : kRegistry) {
+      if (r->reads_map) with.push_back(r);
+    }
+    throw std::invalid_argument("strategy " + std::string(s.name) +
+                                " reads no CRUSH map; strategies that do: " + Names(with));
   }
   if (!in.domain) return;
   const std::string level(DomainLevelName(*in.domain));
