@@ -17,30 +17,16 @@
 #include "sim/base/errors.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/key_lines.h"
+#include "sim/cli/placement_options.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::cli {
 namespace {
 
-struct RingOptions {
-  std::string servers;
-  std::string profile = "spymemcached";
-  std::string hash_algorithm;
-  std::string hasher;
-  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
-};
-
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--servers", o.servers, "server list file: HOST[:PORT] [WEIGHT [NAME]] per line")
       ->required();
-  cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
-      ->capture_default_str();
-  cmd->add_option("--hash-algorithm", o.hash_algorithm,
-                  "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
-  cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
-  cmd->add_option("--points-per-weight", o.replicas,
-                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
-      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+  AddProfileOptions(cmd, o);
 }
 
 struct BuiltRing {
@@ -64,64 +50,21 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
   }
   if (b.list.nodes.empty())
     throw sim::UsageError("--remove: every server removed; keep at least one");
-  Profile p;
-  try {
-    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(e.what());
-  }
-  try {
-    b.ring = Ring::Build(p, b.list.nodes, b.list.weighted);
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(o.servers + ": " + e.what());
-  }
+  b.ring = BuildRing(ProfileFromOptions(o), b.list, o.servers);
   return b;
 }
 
 // `chsim locate --algorithm NAME`: any algorithm of the registry (chsim
-// list), its parameters as flags made from the specs (points_per_node is
-// --points-per-node, alias --points), and removals applied after building.
-struct AlgorithmOptions {
-  std::string name;
-  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
-  std::vector<std::string> remove;                        // labels, in order
-  std::string replicas;                                   // --replicas K, as given
-  std::string strategy;                                   // --strategy NAME
+// list), its parameters as flags made from the specs, and removals applied
+// after building.
+struct AlgorithmOptions : AlgorithmFlags {
+  std::vector<std::string> remove;  // labels, in order
+  std::string replicas;             // --replicas K, as given
+  std::string strategy;             // --strategy NAME
 };
 
-// Parameters the peer-profile options (AddRingOptions) already declare.
-bool IsRingOption(std::string_view param) {
-  return param == "profile" || param == "hash_algorithm" || param == "hasher";
-}
-
-std::string FlagOf(std::string_view param) {
-  std::string flag = "--" + std::string(param);
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
-}
-
-// The flag as messages name it, with its alias ("--points-per-node/--points").
-std::string FlagName(std::string_view param) {
-  return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
-}
-
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
-  cmd->add_option("--algorithm", a.name,
-                  "an algorithm of chsim list instead of a peer profile; keys are hashed with "
-                  "--key-hasher, else --hasher, else the algorithm's default");
-  std::map<std::string, std::string> help;  // parameter -> "doc (algorithms)"
-  for (const AlgorithmSpec* spec : AllAlgorithms()) {
-    for (const ParamSpec& p : spec->params) {
-      std::string& h = help[std::string(p.name)];
-      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" : ", ") +
-           std::string(spec->name);
-    }
-  }
-  for (const auto& [param, text] : help) {
-    if (IsRingOption(param)) continue;
-    std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
-    cmd->add_option(names, a.given[param], text + ")");
-  }
+  AddAlgorithmFlags(cmd, a);
   cmd->add_option("--remove", a.remove,
                   "remove this server (a label of --servers) after building, as the algorithm "
                   "removes nodes (capability arbitrary_removal in chsim list, else only the last "
@@ -133,63 +76,6 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--strategy", a.strategy,
                   "with --replicas: how the copies are chosen, a replica strategy of chsim list "
                   "(default: the first that applies to the algorithm)");
-}
-
-// Rejects algorithm parameters without --algorithm, and any flag the
-// algorithm does not declare.
-void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
-  if (a.name.empty()) {
-    for (const auto& [param, text] : a.given) {
-      if (cmd->count(FlagOf(param)) > 0) {
-        throw sim::UsageError(FlagName(param) + " needs --algorithm NAME (see chsim list)");
-      }
-    }
-    return;
-  }
-  if (cmd->count("--points-per-weight") > 0) {
-    throw sim::UsageError(
-        "--points-per-weight selects the varnish profile's points; it cannot be "
-        "combined with --algorithm " +
-        a.name + " (use --profile varnish)");
-  }
-  const AlgorithmSpec& spec = GetAlgorithm(a.name);
-  for (const char* param : {"profile", "hash_algorithm"}) {
-    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
-      throw sim::UsageError(FlagOf(param) +
-                            " selects a peer profile; it cannot be combined with --algorithm " +
-                            a.name + " (use --algorithm ketama)");
-    }
-  }
-  for (const auto& [param, text] : a.given) {
-    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
-      throw sim::UsageError(FlagName(param) + ": " + a.name + " has no parameter '" + param +
-                            "' (chsim list)");
-    }
-  }
-}
-
-// The algorithm's parameters from the flags given.
-Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
-                  const AlgorithmSpec& spec, const sim::ServerList& list) {
-  Params p;
-  p.weighted_list = list.weighted;
-  for (const auto& [param, text] : a.given) {
-    if (cmd->count(FlagOf(param)) == 0) continue;
-    const ParamSpec& ps = *spec.FindParam(param);
-    try {  // the spec's message, naming the flag
-      const ParamValue v = ps.Parse(text, list.nodes.size());
-      ps.Check(spec.name, v);
-      p.Set(param, v);
-    } catch (const std::invalid_argument& e) {
-      throw sim::UsageError(FlagName(param) + ": " + e.what());
-    }
-  }
-  const std::pair<const char*, const std::string*> ring_options[] = {
-      {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
-  for (const auto& [param, value] : ring_options) {
-    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
-  }
-  return p;
 }
 
 // Applies --remove in order; the ids of the list are its positions.
@@ -294,21 +180,9 @@ void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hash
 void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
                          const std::string& keys) {
   sim::ServerList list = sim::LoadServerList(o.servers);
-  std::unique_ptr<Algorithm> algo;
-  const Hasher* hasher = nullptr;
-  try {
-    const AlgorithmSpec& spec = GetAlgorithm(a.name);
-    const Params given = FlagParams(cmd, o, a, spec, list);
-    const Params resolved = spec.Resolve(given);
-    std::string_view key_hasher = spec.KeyHasher(resolved);
-    if (!given.Has("key_hasher") && cmd->count("--hasher") > 0) key_hasher = o.hasher;
-    hasher = &GetHasher(key_hasher);
-    algo = spec.Make(list.nodes, given);
-  } catch (const Unsupported& e) {
-    throw sim::UsageError(o.servers + ": " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(e.what());
-  }
+  BuiltAlgorithm built = BuildAlgorithm(cmd, o, a, list, o.servers);
+  std::unique_ptr<Algorithm>& algo = built.algorithm;
+  const Hasher* hasher = built.key_hasher;
   RemoveServers(*algo, list, a, o.servers);
   if (!a.replicas.empty()) {
     return LocateReplicas(*algo, GetAlgorithm(a.name), *hasher, list, a, keys);

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// The flags that choose how keys are placed, shared by `chsim locate`, `ring`
+// and `diff`: a peer profile and its options (--profile, --hash-algorithm,
+// --hasher, --points-per-weight), or an algorithm of the registry
+// (--algorithm) with its parameters as flags made from the specs.
+#ifndef CHSIM_SIM_CLI_PLACEMENT_OPTIONS_H_
+#define CHSIM_SIM_CLI_PLACEMENT_OPTIONS_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/profile.h"
+#include "chsim/ring.h"
+#include "sim/scenario/server_list.h"
+
+namespace chsim::cli {
+
+struct RingOptions {
+  std::string servers;
+  std::string profile = "spymemcached";
+  std::string hash_algorithm;
+  std::string hasher;
+  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
+};
+
+// --profile, --hash-algorithm, --hasher and --points-per-weight (not --servers).
+void AddProfileOptions(CLI::App* cmd, RingOptions& o);
+
+// The profile the options name. Throws UsageError.
+Profile ProfileFromOptions(const RingOptions& o);
+
+// The profile's ring over the list; `where` names the list in messages.
+// Throws UsageError.
+Ring BuildRing(const Profile& p, const sim::ServerList& list, const std::string& where);
+
+// --algorithm NAME and the parameters of every algorithm as flags
+// (points_per_node is --points-per-node, alias --points).
+struct AlgorithmFlags {
+  std::string name;
+  std::map<std::string, std::string, std::less<>> given;  // parameter -> flag text
+};
+void AddAlgorithmFlags(CLI::App* cmd, AlgorithmFlags& a);
+
+// Rejects algorithm parameters without --algorithm, and any flag the
+// algorithm does not declare. Throws UsageError.
+void CheckOptionMix(const CLI::App* cmd, const AlgorithmFlags& a);
+
+// The algorithm --algorithm names, built over the list with the flags given,
+// and the hasher its keys take (--key-hasher, else --hasher, else the
+// algorithm's default). Throws UsageError naming `where` for the list.
+struct BuiltAlgorithm {
+  std::unique_ptr<Algorithm> algorithm;
+  const Hasher* key_hasher = nullptr;
+};
+BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlags& a,
+                              const sim::ServerList& list, const std::string& where);
+
+}  // namespace chsim::cli
+
+#endif  // CHSIM_SIM_CLI_PLACEMENT_OPTIONS_H_
