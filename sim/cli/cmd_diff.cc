@@ -39,7 +39,9 @@ std::string Percent(double x) {
 
 // One side: its list and what places keys over it.
 struct Side {
-  std::string where;
+  std::string where, format;
+  std::string profile;  // the profile used ("" for an algorithm)
+  Profile rules;
   sim::ServerList list;
   Ring ring;
   BuiltAlgorithm built;
@@ -48,10 +50,15 @@ struct Side {
 
 void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path, Side& s) {
   s.where = path;
-  s.list = sim::LoadServerList(path);
+  const sim::ServerSource src = LoadServerSource(path, f.ring);
+  s.list = src.list;
+  s.format = std::string(sim::ServerFormatName(src.format));
   s.placement.nodes = s.list.nodes;
   if (f.algorithm.name.empty()) {
-    s.ring = BuildRing(ProfileFromOptions(f.ring), s.list, path);
+    const RingOptions options = OptionsFor(cmd, f.ring, src);
+    s.profile = options.profile;
+    s.rules = ProfileFromOptions(options);
+    s.ring = BuildRing(s.rules, s.list, path);
     s.placement.ring = &s.ring;
     return;
   }
@@ -91,6 +98,19 @@ double Share(uint64_t count, uint64_t total) {
   return total == 0 ? 0 : static_cast<double>(count) / static_cast<double>(total);
 }
 
+// The algorithm, or the profile (both sides' when they differ).
+std::string PlacementName(const DiffFlags& f, const Side& before, const Side& after) {
+  if (!f.algorithm.name.empty()) return f.algorithm.name;
+  return before.profile == after.profile ? before.profile : before.profile + " -> " + after.profile;
+}
+
+Json ListDocument(const Side& s) {
+  return {{"source", s.where},
+          {"format", s.format},
+          {"servers", s.list.nodes.size()},
+          {"profile", s.profile.empty() ? Json(nullptr) : Json(s.profile)}};
+}
+
 Json Nullable(uint32_t weight) { return weight == 0 ? Json(nullptr) : Json(weight); }
 
 Json DiffDocument(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
@@ -99,30 +119,27 @@ Json DiffDocument(const sim::ChangeDiff& d, const DiffFlags& f, const Side& befo
   Json params = Json::object();
   for (const auto& [name, text] : f.algorithm.given)
     if (!text.empty()) params[name] = text;
-  Json doc = {
-      {"schema_version", 1},
-      {"kind", "diff"},
-      {"request",
-       {{"old",
-         {{"source", before.where}, {"format", "list"}, {"servers", before.list.nodes.size()}}},
-        {"new",
-         {{"source", after.where}, {"format", "list"}, {"servers", after.list.nodes.size()}}},
-        {"placement", f.algorithm.name.empty() ? "profile" : "algorithm"},
-        {"name", f.algorithm.name.empty() ? f.ring.profile : f.algorithm.name},
-        {"params", params},
-        {"keys", f.keys.empty() ? Json(nullptr) : Json(f.keys)}}},
-      {"method", sim::DiffMethodName(d.method)},
-      {"units", UnitsName(d)},
-      {"total", d.total},
-      {"seed",
-       d.method == sim::DiffMethod::kSampled ? Json(std::to_string(f.seed)) : Json(nullptr)},
-      {"moved", moved},
-      {"minimal", d.minimal},
-      {"excess", std::max(0.0, moved - d.minimal)},
-      {"minimal_ideal", d.minimal_ideal},
-      {"moved_between_survivors", Share(d.moved_between_survivors, d.total)},
-      {"moves", Json::array()},
-      {"servers", Json::array()}};
+  Json doc = {{"schema_version", 1},
+              {"kind", "diff"},
+              {"request",
+               {{"old", ListDocument(before)},
+                {"new", ListDocument(after)},
+                {"placement", f.algorithm.name.empty() ? "profile" : "algorithm"},
+                {"name", PlacementName(f, before, after)},
+                {"params", params},
+                {"keys", f.keys.empty() ? Json(nullptr) : Json(f.keys)}}},
+              {"method", sim::DiffMethodName(d.method)},
+              {"units", UnitsName(d)},
+              {"total", d.total},
+              {"seed", d.method == sim::DiffMethod::kSampled ? Json(std::to_string(f.seed))
+                                                             : Json(nullptr)},
+              {"moved", moved},
+              {"minimal", d.minimal},
+              {"excess", std::max(0.0, moved - d.minimal)},
+              {"minimal_ideal", d.minimal_ideal},
+              {"moved_between_survivors", Share(d.moved_between_survivors, d.total)},
+              {"moves", Json::array()},
+              {"servers", Json::array()}};
   for (const sim::DiffMove& m : d.moves) {
     doc["moves"].push_back({{"from", d.servers[m.from]},
                             {"to", d.servers[m.to]},
@@ -175,9 +192,8 @@ void PrintDiff(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
   const double moved = Share(d.moved, d.total);
   std::printf("diff: %s %s, %zu -> %zu servers (%s -> %s)\n",
               f.algorithm.name.empty() ? "profile" : "algorithm",
-              (f.algorithm.name.empty() ? f.ring.profile : f.algorithm.name).c_str(),
-              before.list.nodes.size(), after.list.nodes.size(), before.where.c_str(),
-              after.where.c_str());
+              PlacementName(f, before, after).c_str(), before.list.nodes.size(),
+              after.list.nodes.size(), before.where.c_str(), after.where.c_str());
   std::printf("method: %s\n", MethodText(d, f).c_str());
   std::printf("moved: %s of %s\n", Percent(moved).c_str(), UnitsName(d).c_str());
   std::printf("minimal: %s (the least any mapping moves to reach the new shares)\n",
@@ -198,6 +214,12 @@ void RunDiff(const CLI::App* cmd, const DiffFlags& f) {
   sim::ChangeDiff d;
   if (!f.keys.empty()) {
     d = sim::DiffKeys(before.placement, after.placement, f.keys);
+  } else if (before.ring.size() > 0 &&
+             (before.rules.key_hasher != after.rules.key_hasher ||
+              before.rules.hash_space_bits != after.rules.hash_space_bits)) {
+    throw sim::UsageError("--servers maps with profile " + before.profile +
+                          " and --servers-new with " + after.profile +
+                          ", which hash keys differently; give a key file to compare them");
   } else if (sim::HasExactArcs(before.placement) && sim::HasExactArcs(after.placement)) {
     d = sim::DiffExact(before.placement, after.placement);
   } else {
@@ -228,7 +250,8 @@ void AddDiffCommand(CLI::App& app) {
       "Examples:\n"
       "  chsim diff --servers old.txt --servers-new new.txt --profile nginx\n"
       "  chsim diff --servers old.txt --servers-new new.txt --algorithm maglev keys.txt\n"
-      "  chsim diff --servers old.txt --servers-new new.txt --profile varnish --json");
+      "  chsim diff --servers old.txt --servers-new new.txt --profile varnish --json\n"
+      "  chsim diff --servers haproxy.cfg:be --servers-new haproxy-new.cfg:be keys.txt");
   cmd->add_option("--servers", flags.ring.servers, "the server list before the change")->required();
   cmd->add_option("--servers-new", flags.servers_new, "the server list after the change")
       ->required();

@@ -24,8 +24,12 @@ namespace chsim::cli {
 namespace {
 
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
-  cmd->add_option("--servers", o.servers, "server list file: HOST[:PORT] [WEIGHT [NAME]] per line")
+  cmd->add_option("--servers", o.servers,
+                  "server list file: HOST[:PORT] [WEIGHT [NAME]] per line; or a proxy's "
+                  "configuration, FILE[:BLOCK] (nginx upstream, HAProxy backend, Varnish shard "
+                  "director, Envoy cluster), whose profile is then the default")
       ->required();
+  AddServersFormatOption(cmd, o);
   AddProfileOptions(cmd, o);
 }
 
@@ -36,9 +40,11 @@ struct BuiltRing {
 
 // The peer's ring over the list. `remove`: labels to leave out, as the peer
 // does when a server is removed (a Ketama ring is rebuilt from its list).
-BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>& remove = {}) {
+BuiltRing BuildFromOptions(const CLI::App* cmd, const RingOptions& o,
+                           const std::vector<std::string>& remove = {}) {
   BuiltRing b;
-  b.list = sim::LoadServerList(o.servers);
+  const sim::ServerSource src = LoadServerSource(o.servers, o);
+  b.list = src.list;
   for (const std::string& label : remove) {
     auto it = std::find_if(b.list.nodes.begin(), b.list.nodes.end(),
                            [&](const Node& n) { return n.label == label; });
@@ -50,7 +56,7 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
   }
   if (b.list.nodes.empty())
     throw sim::UsageError("--remove: every server removed; keep at least one");
-  b.ring = BuildRing(ProfileFromOptions(o), b.list, o.servers);
+  b.ring = BuildRing(ProfileFromOptions(OptionsFor(cmd, o, src)), b.list, o.servers);
   return b;
 }
 
@@ -179,7 +185,7 @@ void LocateReplicas(const Algorithm& algo, const AlgorithmSpec& spec, const Hash
 
 void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
                          const std::string& keys) {
-  sim::ServerList list = sim::LoadServerList(o.servers);
+  sim::ServerList list = LoadServerSource(o.servers, o).list;
   BuiltAlgorithm built = BuildAlgorithm(cmd, o, a, list, o.servers);
   std::unique_ptr<Algorithm>& algo = built.algorithm;
   const Hasher* hasher = built.key_hasher;
@@ -211,7 +217,8 @@ void AddLocateCommand(CLI::App& app) {
       "         chsim locate --servers servers.txt --algorithm maglev keys.txt\n"
       "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
       "keys.txt\n"
-      "         chsim locate --servers servers.txt --replicas 3 keys.txt");
+      "         chsim locate --servers servers.txt --replicas 3 keys.txt\n"
+      "         chsim locate --servers haproxy.cfg:be_cache keys.txt   # its backend, as HAProxy");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -232,7 +239,7 @@ void AddLocateCommand(CLI::App& app) {
       LocateWithAlgorithm(cmd, *o, *algo, *keys);
       return;
     }
-    BuiltRing b = BuildFromOptions(*o, algo->remove);
+    BuiltRing b = BuildFromOptions(cmd, *o, algo->remove);
     sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
       b.ring.LocateBatch(block, owners);
     });
@@ -247,8 +254,8 @@ void AddRingCommand(CLI::App& app) {
       "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"
       "Example: chsim ring --servers servers.txt --profile twemproxy");
   AddRingOptions(cmd, *o);
-  cmd->callback([o] {
-    BuiltRing b = BuildFromOptions(*o);
+  cmd->callback([cmd, o] {
+    BuiltRing b = BuildFromOptions(cmd, *o);
     sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();

@@ -2,6 +2,7 @@
 #include "sim/cli/placement_options.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "sim/base/errors.h"
@@ -60,6 +61,34 @@ void AddProfileOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--points-per-weight", o.replicas,
                   "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
       ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+}
+
+void AddServersFormatOption(CLI::App* cmd, RingOptions& o) {
+  cmd->add_option("--servers-format", o.servers_format,
+                  "how to read the server files: " + sim::ServerFormatNames() +
+                      " (default: by the extension: .conf nginx, .cfg haproxy, .vcl varnish, "
+                      ".yaml/.yml/.json envoy, else list); FILE:BLOCK names a block "
+                      "(docs/proxies.md)");
+}
+
+sim::ServerSource LoadServerSource(const std::string& spec, const RingOptions& o) {
+  sim::ServerSource src = sim::LoadServers(spec, o.servers_format);
+  const std::string notes = sim::ServerSourceNotes(src);
+  if (!notes.empty()) std::fputs(notes.c_str(), stderr);
+  return src;
+}
+
+RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::ServerSource& src) {
+  RingOptions r = o;
+  if (cmd->count("--profile") > 0 || src.format == sim::ServerFormat::kList) return r;
+  if (src.profile.empty()) {
+    throw sim::UsageError(src.path + ":" + src.block + ": " + src.why_no_profile +
+                          "; name a --profile to map it anyway");
+  }
+  r.profile = src.profile;
+  if (cmd->count("--hasher") == 0) r.hasher = src.options.hasher;
+  if (cmd->count("--points-per-weight") == 0) r.replicas = src.options.replicas;
+  return r;
 }
 
 Profile ProfileFromOptions(const RingOptions& o) {

@@ -17,12 +17,14 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
+#include "sim/scenario/server_config.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::cli {
 
 struct RingOptions {
   std::string servers;
+  std::string servers_format;  // --servers-format: "" = by the file name
   std::string profile = "spymemcached";
   std::string hash_algorithm;
   std::string hasher;
@@ -31,6 +33,20 @@ struct RingOptions {
 
 // --profile, --hash-algorithm, --hasher and --points-per-weight (not --servers).
 void AddProfileOptions(CLI::App* cmd, RingOptions& o);
+
+// --servers-format, for every server option of the command.
+void AddServersFormatOption(CLI::App* cmd, RingOptions& o);
+
+// The servers `spec` names (a server list, or a block of a proxy's
+// configuration: sim/scenario/server_config.h), read in --servers-format;
+// what the reader ignored and noted goes to stderr. Throws UsageError.
+sim::ServerSource LoadServerSource(const std::string& spec, const RingOptions& o);
+
+// The profile options for a list: --profile when given, else the profile
+// the configuration implies (refused, saying why, when it implies none),
+// else the default; the configuration's own options (hash function,
+// replicas) unless a flag sets them or another profile is used.
+RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::ServerSource& src);
 
 // The profile the options name. Throws UsageError.
 Profile ProfileFromOptions(const RingOptions& o);
