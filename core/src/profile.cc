@@ -115,6 +115,7 @@ void ApplyNginx(Profile& p, const ProfileOptions& opt) {
   p.key_hasher = p.point_hasher = &GetHasher("crc32");  // ngx_crc32_long(key)
   p.tie = TieRule::kEarlierWins;  // sorted stably on the point, the first of equal ones kept
   p.duplicates = DuplicatePoints::kDrop;
+  p.knob = PointsKnob::kWeight;  // 160 per weight is fixed; weight=N scales it
 }
 
 // nginx 1.22 ngx_http_upstream_hash_module.c: ngx_http_upstream_get_hash_peer
@@ -130,6 +131,7 @@ void ApplyNginxHash(Profile& p, const ProfileOptions& opt) {
   p.weighted_uses_md5 = false;
   p.key_hasher = p.point_hasher = &GetHasher("crc_spy");  // (crc32(key) >> 16) & 0x7fff
   p.hash_space_bits = 15;
+  p.knob = PointsKnob::kNone;
 }
 
 // Varnish 7.1 vmod/vmod_directors_shard_cfg.c: shardcfg_hashcircle (the
@@ -153,6 +155,7 @@ void ApplyVarnish(Profile& p, const ProfileOptions& opt) {
   p.tie = TieRule::kEarlierWins;
   p.duplicates = DuplicatePoints::kKeep;
   p.past_last = PastLastPoint::kLastPoint;
+  p.knob = PointsKnob::kReplicas;  // reconfigure(replicas=...)
 }
 
 }  // namespace

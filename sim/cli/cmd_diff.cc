@@ -23,6 +23,7 @@ using Json = nlohmann::ordered_json;
 struct DiffFlags {
   RingOptions ring;  // ring.servers: the old list
   std::string servers_new;
+  std::string profile_new;  // --profile-new: "" = the old side's
   AlgorithmFlags algorithm;
   std::string keys;  // "" = no key file
   bool json = false;
@@ -48,14 +49,20 @@ struct Side {
   sim::Placement placement;
 };
 
-void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path, Side& s) {
+// `profile_new`: --profile-new for the new side ("" for the old side or when not given).
+void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path,
+               const std::string& profile_new, Side& s) {
   s.where = path;
   const sim::ServerSource src = LoadServerSource(path, f.ring);
   s.list = src.list;
   s.format = std::string(sim::ServerFormatName(src.format));
   s.placement.nodes = s.list.nodes;
   if (f.algorithm.name.empty()) {
-    const RingOptions options = OptionsFor(cmd, f.ring, src);
+    RingOptions options = OptionsFor(cmd, f.ring, src);
+    if (!profile_new.empty()) {
+      options = RingOptions();
+      options.profile = profile_new;
+    }
     s.profile = options.profile;
     s.rules = ProfileFromOptions(options);
     s.ring = BuildRing(s.rules, s.list, path);
@@ -209,16 +216,19 @@ void PrintDiff(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
 void RunDiff(const CLI::App* cmd, const DiffFlags& f) {
   CheckOptionMix(cmd, f.algorithm);
   Side before, after;
-  BuildSide(cmd, f, f.ring.servers, before);
-  BuildSide(cmd, f, f.servers_new, after);
+  if (!f.profile_new.empty() && !f.algorithm.name.empty())
+    throw sim::UsageError(
+        "--profile-new switches profiles; it cannot be combined with --algorithm");
+  BuildSide(cmd, f, f.ring.servers, "", before);
+  BuildSide(cmd, f, f.servers_new, f.profile_new, after);
   sim::ChangeDiff d;
   if (!f.keys.empty()) {
     d = sim::DiffKeys(before.placement, after.placement, f.keys);
   } else if (before.ring.size() > 0 &&
              (before.rules.key_hasher != after.rules.key_hasher ||
               before.rules.hash_space_bits != after.rules.hash_space_bits)) {
-    throw sim::UsageError("--servers maps with profile " + before.profile +
-                          " and --servers-new with " + after.profile +
+    throw sim::UsageError("the old side maps with profile " + before.profile +
+                          " and the new side with " + after.profile +
                           ", which hash keys differently; give a key file to compare them");
   } else if (sim::HasExactArcs(before.placement) && sim::HasExactArcs(after.placement)) {
     d = sim::DiffExact(before.placement, after.placement);
@@ -256,6 +266,10 @@ void AddDiffCommand(CLI::App& app) {
   cmd->add_option("--servers-new", flags.servers_new, "the server list after the change")
       ->required();
   AddProfileOptions(cmd, flags.ring);
+  cmd->add_option("--profile-new", flags.profile_new,
+                  "map the new side with this profile instead, its defaults (what moves if I "
+                  "switch from --profile to this one); the two sides then need a key file when "
+                  "they hash keys differently");
   AddAlgorithmFlags(cmd, flags.algorithm);
   cmd->add_option("keys", flags.keys,
                   "key file, one key per line, bytes verbatim ('-' = stdin); without it the "

@@ -108,7 +108,9 @@ struct Director {
   std::vector<Entry> array;  // live entries and `holes` holes
   size_t holes = 0, hole_i = SIZE_MAX;
   std::vector<Task> pending;
-  size_t line = 0;  // of `new`
+  size_t line = 0;                 // of `new`
+  std::vector<std::string> notes;  // what reading its calls noted
+  ServerSource calls;              // its ignored methods (calls.ignored)
   void Apply(long long replicas);
 
  private:
@@ -282,7 +284,7 @@ double Number(const Token& t, const std::string& path) {
 
 // add_backend(backend, [ident], [rampup], [weight]) as a pending task.
 Task AddTask(const std::vector<std::pair<std::string, const Token*>>& args, const Vcl& v,
-             ServerSource& s, size_t line) {
+             const ServerSource& s, Director& d, size_t line) {
   Task task{Task::kAdd, {}, 1};
   task.entry.line = line;
   for (const auto& [name, tok] : args) {
@@ -293,12 +295,12 @@ Task AddTask(const std::vector<std::pair<std::string, const Token*>>& args, cons
     } else if (name == "weight") {
       task.weight = Number(*tok, s.path);
       if (task.weight < 1) {  // vmod_shard_add_backend: ".add_backend(weight=...) ignored"
-        s.notes.push_back("line " + std::to_string(line) + ": weight " + tok->text +
+        d.notes.push_back("line " + std::to_string(line) + ": weight " + tok->text +
                           " is below 1: Varnish ignores it (weight 1)");
         task.weight = 1;
       }
     } else if (name == "rampup") {
-      Ignore(s, "add_backend rampup");
+      Ignore(d.calls, "add_backend rampup");
     } else {
       throw LineError(s.path, line, "add_backend has no argument " + Quote(name));
     }
@@ -314,8 +316,8 @@ void Call(Director& d, std::string_view method, const std::vector<const Token*>&
           Vcl& v, ServerSource& s, size_t* end) {
   const size_t line = t[i]->line;
   if (method == "add_backend") {
-    d.pending.push_back(
-        AddTask(Args(t, i + 1, {"backend", "ident", "rampup", "weight"}, s.path, end), v, s, line));
+    d.pending.push_back(AddTask(
+        Args(t, i + 1, {"backend", "ident", "rampup", "weight"}, s.path, end), v, s, d, line));
   } else if (method == "remove_backend") {
     Task task{Task::kRemove, {}, 1};
     for (const auto& [name, tok] : Args(t, i + 1, {"backend", "ident"}, s.path, end))
@@ -339,7 +341,7 @@ void Call(Director& d, std::string_view method, const std::vector<const Token*>&
     }
     d.Apply(replicas);
   } else {
-    Ignore(s, std::string(method));
+    Ignore(d.calls, std::string(method));
     *end = i + 1;
   }
 }
@@ -412,6 +414,8 @@ ServerSource ReadVarnish(std::string_view text, const std::string& path, const s
   const Director& d = v.directors[PickBlock(names, block, path, "shard director")];
   s.block = d.name;
   s.profile = "varnish";
+  for (const std::string& m : d.calls.ignored) Ignore(s, m);
+  s.notes.insert(s.notes.end(), d.notes.begin(), d.notes.end());
   Fill(d, s);
   FinishList(s, "shard director");
   return s;

@@ -55,6 +55,7 @@ EXCEPTIONS = {
     "scripts/performance": ({"ring", "modulo"},
                             "the runner scenario's ring and the speed table's baseline"),
     "scripts/run-suite": ({"ketama"}, "a comment on the ketama clients' scenario"),
+    "sim/scenario/haproxy_config.cc": ({"ring"}, "HAProxy's own `ring` section keyword"),
 }
 # `constinit const AlgorithmSpec kXSpec{ .name = "x", ...` (or `= Maker({ ...`), as
 # docs/extending.md writes a spec; a bare `extern` declaration does not match.

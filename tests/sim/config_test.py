@@ -3,7 +3,7 @@
 """Server lists read from proxies' configurations (--servers FILE[:BLOCK]): what they refuse,
 what they ignore, and that every command reads them alike.
 
-Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands.
+Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands, tune.
 
 - bad_input: a malformed block, a server the program itself refuses (a port out of range, a
   weight it does not take, an HAProxy id used twice, an unknown hash function) is one line on
@@ -12,6 +12,9 @@ Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, co
 - ignored: directives that do not change the mapping are named once on stderr, and the
   mapping is the one of the servers alone.
 - commands: locate, ring, diff and run read a configuration as the server list it holds.
+- tune: answers in the program's own setting (nginx: a multiple of every weight, its
+  candidates multiples of 160; Varnish: replicas), a configuration tuned with its own profile
+  and replicas, and nginx-hash (no points) refused.
 """
 import json
 import os
@@ -169,6 +172,38 @@ def test_commands(tmp):
     cross = run(["diff", "--servers", old, "--servers-new", new, "--profile", "nginx"]).stdout
     if "profile nginx" not in cross:
         fail(f"--profile does not override the configuration's: {cross[:200]}")
+
+
+def tune(tmp, args):
+    out = os.path.join(tmp, "t.json")
+    run(["tune", *args, "--quiet", "--threads", "2", "--draws", "40", "--json", out])
+    run(["validate", "--results", out])
+    with open(out) as f:
+        return json.load(f)
+
+
+def test_tune(tmp):
+    doc = tune(tmp, ["--nodes", "20", "--profile", "nginx", "--max-over-mean", "1.3"])
+    a = doc["answer"]
+    if not a["met"] or a["value"] % 160 or a["setting"] != (
+            f"every weight x {a['value'] // 160}, at 160 points per unit of weight"):
+        fail(f"nginx: the answer is not a multiple of every weight: {a['value']}, {a.get('setting')}")
+    if any(e["points_per_node"] % 160 for e in doc["estimates"] if e["method"] == "exact"):
+        fail("nginx: an exact candidate is not a multiple of 160 points")
+    if a["setting"] not in a["summary"]:
+        fail(f"the summary does not give the setting: {a['summary']}")
+    conf = write(tmp, "t.vcl", vcl('  d.add_backend(b1);\n  d.add_backend(b2, weight=3);\n'
+                                   '  d.reconfigure(replicas=20);'))
+    doc = tune(tmp, ["--servers", conf, "--max-over-mean", "1.05"])
+    a = doc["answer"]
+    if doc["request"]["profile"] != "varnish" or doc["answer"]["current"]["points_per_node"] != 20:
+        fail(f"the VCL is not tuned as varnish at its replicas 20: {doc['request']}, {a['current']}")
+    if a["met"] and a["setting"] != f"replicas={a['value']}":
+        fail(f"varnish: the answer is not in replicas: {a}")
+    err = run(["tune", "--nodes", "10", "--profile", "nginx-hash", "--max-over-mean", "1.1"],
+              expect=2).stderr.strip().splitlines()
+    if len(err) != 1 or "no points to add" not in err[0]:
+        fail(f"nginx-hash is not refused in one line: {err}")
 
 
 if __name__ == "__main__":

@@ -89,6 +89,15 @@ enum class PastLastPoint {
   kLastPoint,  // to the last point: Varnish's shard_lookup does not wrap
 };
 
+// What the program's operators set to give its ring more points: the unit in
+// which `chsim tune` answers (docs/design.md#tune).
+enum class PointsKnob {
+  kPointsPerNode,  // the points per node themselves (the research ring)
+  kWeight,         // a multiple of every weight: points per unit of weight are fixed (nginx)
+  kReplicas,       // the points per unit of weight, a setting (Varnish's replicas)
+  kNone,           // no points to add (nginx-hash: a modulo over the key space)
+};
+
 enum class NodeOrder {
   kAsGiven,
   kByNameLengthThenBytes,  // twemproxy sorts servers: shorter name first, then bytes
@@ -127,6 +136,7 @@ struct Profile {
   // flag then, and ignores weights of 1).
   bool weighted_only_above_one = false;
   PastLastPoint past_last = PastLastPoint::kWrap;
+  PointsKnob knob = PointsKnob::kPointsPerNode;
 };
 
 // Options that select a peer's variant.
