@@ -10,6 +10,9 @@
 // `backup` and `disabled` (no keys while the others are up); the server's
 // label is its NAME, its `id` the node's NAME (HaproxyServerIds numbers the
 // others).
+#include <stdexcept>
+
+#include "chsim/profile.h"
 #include "sim/base/errors.h"
 #include "sim/base/text_file.h"
 #include "sim/scenario/server_config_internal.h"
@@ -255,6 +258,45 @@ void Setting(const Line& l, Settings& st, ServerSource* s) {
   }
 }
 
+// The servers that take keys, into the list. Every server has an id
+// (HaproxyServerIds numbers those without one, in file order, the others
+// included), so a server left out keeps the ids of the ones after it: they
+// get theirs spelled out.
+void KeepServers(std::vector<std::pair<ServerLine, size_t>>& servers, ServerSource& s) {
+  std::unordered_map<std::string, size_t> ids, lines;
+  std::vector<Node> all;
+  bool left_out = false;
+  for (const auto& [sl, line] : servers) {
+    if (!sl.node.name.empty()) {
+      auto [it, added] = ids.emplace(sl.node.name, line);
+      if (!added) {
+        throw LineError(s.path, line,
+                        "'id' : custom id " + sl.node.name + " already used at line " +
+                            std::to_string(it->second));
+      }
+    }
+    all.push_back(sl.node);
+    left_out = left_out || !sl.takes_keys;
+  }
+  std::vector<uint32_t> numbered;
+  try {
+    numbered = HaproxyServerIds(all);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(s.path + ": backend " + Quote(s.block) + ": " + e.what());
+  }
+  for (size_t i = 0; i < servers.size(); ++i) {
+    auto& [sl, line] = servers[i];
+    if (!sl.takes_keys) {
+      s.notes.push_back("line " + std::to_string(line) + ": server " + Quote(sl.node.label) + " (" +
+                        sl.why_not + ") takes no keys while the others are up: left out");
+      lines.emplace(sl.node.label, line);
+      continue;
+    }
+    if (left_out) sl.node.name = std::to_string(numbered[i]);
+    AddServer(s, std::move(sl.node), line, lines);
+  }
+}
+
 }  // namespace
 
 ServerSource ReadHaproxy(std::string_view text, const std::string& path, const std::string& block) {
@@ -302,32 +344,18 @@ ServerSource ReadHaproxy(std::string_view text, const std::string& path, const s
     st = Settings();
     for (const Line& l : d.lines) Setting(l, st, nullptr);
   }
-  std::unordered_map<std::string, size_t> lines;
-  std::unordered_map<std::string, size_t> ids;
+  std::vector<std::pair<ServerLine, size_t>> servers;  // and their lines
   for (const Line& l : sections[chosen].lines) {
     if (l.words[0] == "server-template")
       throw LineError(path, l.number,
                       "server-template is not read; list the servers with `server`");
-    if (l.words[0] != "server") {
+    if (l.words[0] == "server") {
+      servers.emplace_back(ReadServer(l, st, s), l.number);
+    } else {
       Setting(l, st, &s);
-      continue;
     }
-    ServerLine sl = ReadServer(l, st, s);
-    if (!sl.node.name.empty()) {
-      auto [it, added] = ids.emplace(sl.node.name, l.number);
-      if (!added)
-        throw LineError(path, l.number,
-                        "'id' : custom id " + sl.node.name + " already used at line " +
-                            std::to_string(it->second));
-    }
-    if (!sl.takes_keys) {
-      s.notes.push_back("line " + std::to_string(l.number) + ": server " + Quote(sl.node.label) +
-                        " (" + sl.why_not + ") takes no keys while the others are up: left out");
-      lines.emplace(sl.node.label, l.number);
-      continue;
-    }
-    AddServer(s, std::move(sl.node), l.number, lines);
   }
+  KeepServers(servers, s);
   ChooseProfile(st, s);
   FinishList(s, "backend");
   return s;

@@ -4,17 +4,21 @@
 
     check_configs.py --chsim PATH/chsim [--golden DIR]
 
-golden-proxies/configs/ holds the nginx.conf and the VCL that tests/compat/generate-proxies ran
-(nginx 1.22 and varnishd 7.1 themselves), and index.tsv, MAP<TAB>FILE:BLOCK. For every row this
-runs
+golden-proxies/configs/ holds the nginx.conf, haproxy.cfg and VCL that
+tests/compat/generate-proxies ran (nginx 1.22, HAProxy 2.6 and varnishd 7.1 themselves), and
+index.tsv, MAP<TAB>FILE:BLOCK[<TAB>NAME=LABEL,...] (the goldens' label of each server the
+configuration names otherwise: HAProxy's s1, s2, ... are the lists' addresses). For every row
+this runs
 
     chsim locate --servers configs/FILE:BLOCK KEYS
 
 with no --profile (the configuration implies it: `hash ... consistent` is nginx, `hash` is
-nginx-hash, a shard director is varnish with its replicas) over the keys of MAP, the program's
+nginx-hash, a hashing backend with `hash-type consistent` is haproxy with its hash function, a
+shard director is varnish with its replicas) over the keys of MAP, the program's
 own answers, and compares them key for key. Blocks only the configurations hold
 (configs/map/) exercise what the readers replay: servers marked down, parameters that do not
-change the mapping, vcl_init programs that reconfigure, remove, clear and re-add.
+change the mapping, HAProxy's named defaults, default-server weight, weight 0, backup servers
+and ids, vcl_init programs that reconfigure, remove, clear and re-add.
 Exits 1 on any mismatch, listing the first ones.
 """
 import argparse
@@ -38,7 +42,9 @@ def main():
         return 1
     failed = 0
     with tempfile.TemporaryDirectory(prefix="chsim-configs-") as tmp:
-        for golden, spec in rows:
+        for row in rows:
+            golden, spec = row[0], row[1]
+            rename = dict(x.split("=", 1) for x in row[2].split(",")) if len(row) > 2 else {}
             lines = open(os.path.join(a.golden, golden), "rb").read().split(b"\n")[:-1]
             keys = [l.rsplit(b"\t", 1)[0] for l in lines]
             want = [l.rsplit(b"\t", 1)[1] for l in lines]
@@ -53,6 +59,7 @@ def main():
                 failed += 1
                 continue
             got = [l.rsplit(b"\t", 1)[1] for l in p.stdout.split(b"\n")[:-1]]
+            got = [rename.get(g.decode(), g.decode()).encode() for g in got]
             bad = [(k, w, g) for k, w, g in zip(keys, want, got) if w != g]
             if len(got) != len(want) or bad:
                 failed += 1
