@@ -128,7 +128,11 @@ size_t PickBlock(const std::vector<std::string>& names, const std::string& wante
                  const std::string& path, std::string_view kind) {
   std::string all;
   for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
-  if (names.empty()) throw UsageError(path + ": no " + std::string(kind) + " in the file");
+  if (names.empty()) {
+    throw UsageError(path + ": no " + std::string(kind) +
+                     " in the file (a proxy configuration, by its extension; a server list "
+                     "is read from another name or with --servers-format list)");
+  }
   if (wanted.empty()) {
     if (names.size() == 1) return 0;
     throw UsageError(path + ": " + std::to_string(names.size()) + " " + std::string(kind) + "s (" +

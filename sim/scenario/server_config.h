@@ -27,6 +27,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "chsim/profile.h"
@@ -53,6 +54,10 @@ struct ServerSource {
   std::string profile;
   ProfileOptions options;
   std::string why_no_profile;
+  // Settings read that the profile's options carry, by their configuration
+  // names (Envoy: min_ring_size, max_ring_size, hash_function, table_size,
+  // use_hostname_for_hashing).
+  std::vector<std::pair<std::string, std::string>> settings;
   // Directives read and ignored (they do not change the mapping), each once,
   // in the order first seen.
   std::vector<std::string> ignored;

@@ -60,6 +60,17 @@ def haproxy(body):
             + body + "\n")
 
 
+def envoy(endpoints, policy="lb_policy: RING_HASH", name="c"):
+    return ("static_resources:\n  clusters:\n  - name: " + name + "\n    " + policy + "\n"
+            "    load_assignment:\n      cluster_name: " + name + "\n      endpoints:\n"
+            "      - lb_endpoints:\n" + endpoints)
+
+
+def endpoint(addr, port, extra=""):
+    return ("        - endpoint:\n            address:\n              socket_address:\n"
+            f"                address: {addr}\n                port_value: {port}\n" + extra)
+
+
 # (file name, text, where the error points, words it must hold)
 BAD = [
     ("w0.conf", nginx("    hash $k consistent;\n    server 10.0.0.1:80 weight=0;"), ":4:",
@@ -100,6 +111,23 @@ BAD = [
      "only supports 'sdbm', 'djb2', 'crc32', or 'wt6'"),
     ("hname.cfg", haproxy("  server s1 10.0.0.1:80\n  server s1 10.0.0.2:80"), ":7:",
      "first on line 6"),
+    ("w0.yaml", envoy(endpoint("10.0.0.1", 80, "          load_balancing_weight: 0\n")), ":14:",
+     "load_balancing_weight: found '0'"),
+    ("port.yaml", envoy(endpoint("10.0.0.1", 70000)), ":13:", "port_value: found '70000'"),
+    ("sizes.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                         " {minimum_ring_size: 4096, maximum_ring_size: 1024}"), ":5:",
+     "minimum_ring_size (4096) > maximum_ring_size (1024)"),
+    ("big.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                       " {minimum_ring_size: 9000000}"), ":5:", "accepted: an integer 1..8388608"),
+    ("fn.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                      " {hash_function: MD5}"), ":5:", "accepted: XX_HASH, MURMUR_HASH_2"),
+    ("prime.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: MAGLEV\n    maglev_lb_config:"
+                         " {table_size: 65536}"), ":5:", "not a prime"),
+    ("dup.yaml", envoy(endpoint("10.0.0.1", 80) + endpoint("10.0.0.1", 80)), ":14:",
+     "first on line 9"),
+    ("syntax.yaml", "static_resources:\n  clusters: [\n", ":3:", "end of"),
+    ("rr.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: ROUND_ROBIN"), ":",
+     "lb_policy ROUND_ROBIN"),
 ]
 
 
@@ -166,6 +194,24 @@ def test_commands(tmp):
     b2 = [s for s in doc["servers"] if s["server"] == "b2"][0]
     if abs(doc["moved"] - b2["share_old"]) > 1e-12 or doc["excess"] != 0:
         fail("removing b2 from the director moves more than its share")
+    # Envoy, in YAML and in JSON alike: labels address:port, weights, a hash_key as NAME,
+    # priority 1 and unhealthy endpoints left out.
+    eps = (endpoint("10.0.0.1", 80, "          load_balancing_weight: 3\n") +
+           endpoint("::1", 8080) +
+           endpoint("10.0.0.3", 80, "          health_status: UNHEALTHY\n") +
+           endpoint("10.0.0.4", 80, "          metadata: {filter_metadata: {envoy.lb: "
+                    "{hash_key: \"h4\"}}}\n") +
+           "      - priority: 1\n        lb_endpoints:\n" + endpoint("10.0.0.5", 80))
+    yml = write(tmp, "e.yaml", envoy(eps))
+    p = run(["ring", "--servers", yml, "--profile", "twemproxy"])
+    want = run(["ring", "--servers", write(tmp, "e.txt", "10.0.0.1:80 3\n[::1]:8080 1\n"
+                                           "10.0.0.4:80 1 h4\n"), "--profile", "twemproxy"])
+    if p.stdout != want.stdout or "UNHEALTHY" not in p.stderr or "priority 1" not in p.stderr:
+        fail(f"the Envoy cluster is not its healthy priority-0 endpoints: {p.stderr}")
+    import yaml
+    js = write(tmp, "e.json", json.dumps(yaml.safe_load(open(yml))))
+    if run(["ring", "--servers", js, "--profile", "twemproxy"]).stdout != want.stdout:
+        fail("the same cluster in JSON reads otherwise")
     # The configuration's profile unless --profile says otherwise; one the block does not imply.
     rr = write(tmp, "rr.conf", nginx("    server a:1;\n    server b:1;"))
     run(["locate", "--servers", rr, "--profile", "nginx", KEYS])
