@@ -194,6 +194,16 @@ def test_commands(tmp):
     b2 = [s for s in doc["servers"] if s["server"] == "b2"][0]
     if abs(doc["moved"] - b2["share_old"]) > 1e-12 or doc["excess"] != 0:
         fail("removing b2 from the director moves more than its share")
+    # HAProxy numbers servers without `id` in file order: removing s2 renumbers s3 and s4, whose
+    # points all move; with ids spelled out only s2's keys move.
+    body = "".join(f"  server s{i} 10.0.0.{i}:80{{}}\n" for i in range(1, 5))
+    for ids, survivors in ((False, True), (True, False)):
+        lines = [l.format(f" id {i + 1}" if ids else "") for i, l in enumerate(body.splitlines())]
+        old = write(tmp, "o.cfg", haproxy("\n".join(lines)))
+        new = write(tmp, "n.cfg", haproxy("\n".join(l for l in lines if " s2 " not in l)))
+        doc = json.loads(run(["diff", "--servers", old, "--servers-new", new, "--json"]).stdout)
+        if (doc["moved_between_survivors"] > 0.1) != survivors or doc["request"]["name"] != "haproxy":
+            fail(f"haproxy ids={ids}: moved between survivors {doc['moved_between_survivors']}")
     # Envoy, in YAML and in JSON alike: labels address:port, weights, a hash_key as NAME,
     # priority 1 and unhealthy endpoints left out.
     eps = (endpoint("10.0.0.1", 80, "          load_balancing_weight: 3\n") +

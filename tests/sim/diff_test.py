@@ -177,7 +177,8 @@ def test_exact(tmp):
     pairs = lists(tmp)
     for change, profile in [("remove", "nginx"), ("add", "nginx"), ("reweight", "nginx"),
                             ("rename", "nginx"), ("varnish-remove", "varnish"),
-                            ("varnish-reweight", "varnish")]:
+                            ("varnish-reweight", "varnish"), ("remove", "haproxy"),
+                            ("reweight", "haproxy")]:
         old, new = pairs[change]
         args = ["--profile", profile]
         doc = diff_json(old, new, args)
