@@ -47,7 +47,7 @@ _chsim() {
     --algorithm) COMPREPLY=($(compgen -W "${_chsim_names[algorithms]}" -- "$cur")); return ;;
     --hasher|--key-hasher|--point-hasher)
       COMPREPLY=($(compgen -W "${_chsim_names[hashers]}" -- "$cur")); return ;;
-    -o|--output|--json|--servers) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    -o|--output|--json|--servers|--servers-new) COMPREPLY=($(compgen -f -- "$cur")); return ;;
   esac
   if [[ -z $sub ]]; then
     COMPREPLY=($(compgen -W "$_chsim_subcommands --help --version" -- "$cur"))

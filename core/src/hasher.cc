@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/hasher.h"
 
-#include <stdexcept>
-#include <string>
 #include <xxhash.h>
 #include <zlib.h>
+
+#include <stdexcept>
+#include <string>
 
 // SHA256_Init/Update/Final are deprecated in OpenSSL 3 like MD5() (chsim/md5.h),
 // and run the digest without a provider fetch per call (OpenSSL 3's SHA256()
@@ -56,8 +57,10 @@ void ForEachUtf16Unit(const void* data, size_t len, F&& f) noexcept {
     }
     bool ok = i + need < len;  // the continuation bytes are present
     for (size_t k = 1; ok && k <= need; ++k) {
-      if ((p[i + k] & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (p[i + k] & 0x3F);
+      if ((p[i + k] & 0xC0) != 0x80)
+        ok = false;
+      else
+        cp = (cp << 6) | (p[i + k] & 0x3F);
     }
     if (ok && ((need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp < 0xE000))) ||
                (need == 3 && (cp < 0x10000 || cp > 0x10FFFF)))) {
@@ -114,6 +117,14 @@ constexpr Hasher kHashers[] = {
      "Jenkins' lookup2 as Ceph hashes object names (ceph_str_hash_rjenkins; the object -> PG "
      "step)",
      HashCephRjenkins, 32},
+    {"sdbm", "sdbm (hash * 65599 + byte; HAProxy hash.c hash_sdbm)", HashSdbm, 32},
+    {"sdbm_avalanche", "sdbm, then HAProxy's full_hash (hash-type consistent's default)",
+     HashSdbmAvalanche, 32},
+    {"djb2", "djb2 (hash * 33 + byte from 5381; HAProxy hash.c hash_djb2)", HashDjb2, 32},
+    {"djb2_avalanche", "djb2, then HAProxy's full_hash", HashDjb2Avalanche, 32},
+    {"wt6", "HAProxy's wt6 (hash.c hash_wt6)", HashWt6, 32},
+    {"wt6_avalanche", "wt6, then HAProxy's full_hash", HashWt6Avalanche, 32},
+    {"crc32_avalanche", "CRC-32, then HAProxy's full_hash", HashCrc32Avalanche, 32},
 };
 
 }  // namespace
@@ -292,6 +303,63 @@ const Hasher& GetHasher(std::string_view name) {
     valid += h.name;
   }
   throw std::invalid_argument("unknown hasher '" + std::string(name) + "' (valid: " + valid + ")");
+}
+
+// HAProxy 2.6 src/hash.c: hash_sdbm, hash_djb2 and hash_wt6, bytes unsigned.
+uint64_t HashSdbm(const void* data, size_t len) noexcept {
+  uint32_t h = 0;
+  for (size_t i = 0; i < len; ++i) h = Bytes(data)[i] + (h << 6) + (h << 16) - h;
+  return h;
+}
+
+uint64_t HashDjb2(const void* data, size_t len) noexcept {
+  uint32_t h = 5381;
+  for (size_t i = 0; i < len; ++i) h = (h << 5) + h + Bytes(data)[i];
+  return h;
+}
+
+uint64_t HashWt6(const void* data, size_t len) noexcept {
+  uint32_t h0 = 0xa53c965a, h1 = 0x5ca6953a, step0 = 6, step1 = 18;
+  // A rotation by 0 (step 0) is the identity, as HAProxy's shifts by 32 on x86.
+  auto rotl = [](uint32_t x, uint32_t r) { return r == 0 ? x : (x << r) | (x >> (32 - r)); };
+  for (size_t i = 0; i < len; ++i) {
+    const uint32_t t = Bytes(data)[i];
+    h0 = ~(h0 ^ t);
+    h1 = ~(h1 + t);
+    const uint32_t r = rotl(h1, step0);
+    h1 = rotl(h0, step1);
+    h0 = r;
+    const uint32_t s = ((h0 >> 16) ^ h1) & 0xffff;
+    step0 = s & 0x1f;
+    step1 = s >> 11;
+  }
+  return h0 ^ h1;
+}
+
+// HAProxy 2.6 include/haproxy/intops.h __full_hash: Bob Jenkins' 32-bit
+// integer hash, then a multiplication by 3221225473.
+uint32_t HaproxyFullHash(uint32_t a) noexcept {
+  a = (a + 0x7ed55d16) + (a << 12);
+  a = (a ^ 0xc761c23c) ^ (a >> 19);
+  a = (a + 0x165667b1) + (a << 5);
+  a = (a + 0xd3a2646c) ^ (a << 9);
+  a = (a + 0xfd7046c5) + (a << 3);
+  a = (a ^ 0xb55a4f09) ^ (a >> 16);
+  return a * 3221225473u;
+}
+
+// `hash-type consistent FUNCTION avalanche` (backend.c gen_hash).
+uint64_t HashSdbmAvalanche(const void* data, size_t len) noexcept {
+  return HaproxyFullHash(static_cast<uint32_t>(HashSdbm(data, len)));
+}
+uint64_t HashDjb2Avalanche(const void* data, size_t len) noexcept {
+  return HaproxyFullHash(static_cast<uint32_t>(HashDjb2(data, len)));
+}
+uint64_t HashWt6Avalanche(const void* data, size_t len) noexcept {
+  return HaproxyFullHash(static_cast<uint32_t>(HashWt6(data, len)));
+}
+uint64_t HashCrc32Avalanche(const void* data, size_t len) noexcept {
+  return HaproxyFullHash(static_cast<uint32_t>(HashCrc32(data, len)));
 }
 
 // Varnish 7.1 bin/varnishd/cache/cache_vrt.c VRT_HashStrands32 (l.373-396):

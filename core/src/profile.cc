@@ -2,6 +2,7 @@
 #include "chsim/profile.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -42,6 +43,11 @@ constexpr ProfileInfo kProfiles[] = {
     {"varnish",
      "Varnish 7.1 shard director: sha256_last32 of ident + decimal j, 67 (replicas) points per "
      "weight, ident = NAME else the label, first point >= hash, no wrap past the last point"},
+    {"haproxy",
+     "HAProxy 2.6 `hash-type consistent`: 16 points per weight at full_hash(id x 4096 + j) "
+     "(ids: NAME, else numbered as HAProxy does), the nearest point, a tie to the lower; key "
+     "hash --hasher sdbm_avalanche (default), sdbm, djb2[_avalanche], wt6[_avalanche], "
+     "crc32[_avalanche]"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -115,6 +121,7 @@ void ApplyNginx(Profile& p, const ProfileOptions& opt) {
   p.key_hasher = p.point_hasher = &GetHasher("crc32");  // ngx_crc32_long(key)
   p.tie = TieRule::kEarlierWins;  // sorted stably on the point, the first of equal ones kept
   p.duplicates = DuplicatePoints::kDrop;
+  p.knob = PointsKnob::kWeight;  // 160 per weight is fixed; weight=N scales it
 }
 
 // nginx 1.22 ngx_http_upstream_hash_module.c: ngx_http_upstream_get_hash_peer
@@ -130,6 +137,7 @@ void ApplyNginxHash(Profile& p, const ProfileOptions& opt) {
   p.weighted_uses_md5 = false;
   p.key_hasher = p.point_hasher = &GetHasher("crc_spy");  // (crc32(key) >> 16) & 0x7fff
   p.hash_space_bits = 15;
+  p.knob = PointsKnob::kNone;
 }
 
 // Varnish 7.1 vmod/vmod_directors_shard_cfg.c: shardcfg_hashcircle (the
@@ -153,9 +161,95 @@ void ApplyVarnish(Profile& p, const ProfileOptions& opt) {
   p.tie = TieRule::kEarlierWins;
   p.duplicates = DuplicatePoints::kKeep;
   p.past_last = PastLastPoint::kLastPoint;
+  p.knob = PointsKnob::kReplicas;  // reconfigure(replicas=...)
+}
+
+constexpr std::string_view kHaproxyHashers[] = {
+    "sdbm_avalanche", "sdbm",  "djb2",           "djb2_avalanche", "wt6",
+    "wt6_avalanche",  "crc32", "crc32_avalanche"};
+
+// HAProxy 2.6 src/lb_chash.c: chash_init_server_tree (16 nodes per unit of
+// weight, BE_WEIGHT_SCALE; keys full_hash(puid * SRV_EWGHT_RANGE + node)) and
+// chash_get_server_hash (the nearest node); src/backend.c gen_hash and
+// src/cfgparse-listen.c `hash-type` (the key hash and its default).
+void ApplyHaproxy(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  std::string_view h = opt.hasher.empty() ? kHaproxyHashers[0] : std::string_view(opt.hasher);
+  if (std::find(std::begin(kHaproxyHashers), std::end(kHaproxyHashers), h) ==
+      std::end(kHaproxyHashers)) {
+    std::string valid;
+    for (std::string_view v : kHaproxyHashers)
+      valid += (valid.empty() ? "" : ", ") + std::string(v);
+    Unknown("hasher for haproxy", h, valid);
+  }
+  p.key_format = PointKeyFormat::kLabel;  // unused: kServerIdMix hashes ids
+  p.point_rule = PointRule::kServerIdMix;
+  p.points_per_node = 16;  // BE_WEIGHT_SCALE nodes per unit of weight
+  p.count = p.weighted_count = PointCount::kPerWeight;
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+  p.key_hasher = &GetHasher(h);
+  p.point_hasher = p.key_hasher;  // unused: the points are HaproxyFullHash of integers
+  p.edge = LookupEdge::kNearest;
+  p.tie = TieRule::kEarlierWins;  // never used: distinct ids give distinct points
+  p.duplicates = DuplicatePoints::kDrop;
+  p.max_weight = 256;  // server.c srv_parse_weight: "weight must be between 0 and 256"
+  p.knob = PointsKnob::kWeight;  // 16 per weight is fixed; `weight N` scales it
 }
 
 }  // namespace
+
+std::vector<uint32_t> HaproxyServerIds(std::span<const Node> nodes) {
+  constexpr uint64_t kMaxId = 2147483647;  // puid is an int; srv_parse_id: "has to be > 0"
+  std::vector<uint32_t> ids(nodes.size(), 0);
+  std::vector<std::pair<uint32_t, size_t>> used;  // id, node
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& name = nodes[i].name;
+    if (name.empty()) continue;
+    uint64_t v = 0;
+    const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), v);
+    if (ec != std::errc() || end != name.data() + name.size() || v == 0 || v > kMaxId) {
+      throw std::invalid_argument("server '" + nodes[i].label + "': id '" + name +
+                                  "' is not an HAProxy server id (accepted: an integer 1.." +
+                                  std::to_string(kMaxId) + ")");
+    }
+    ids[i] = static_cast<uint32_t>(v);
+    used.emplace_back(ids[i], i);
+  }
+  std::sort(used.begin(), used.end());
+  for (size_t k = 1; k < used.size(); ++k) {
+    if (used[k].first != used[k - 1].first) continue;
+    throw std::invalid_argument("servers '" + nodes[used[k - 1].second].label + "' and '" +
+                                nodes[used[k].second].label + "' have the same id " +
+                                std::to_string(used[k].first) +
+                                " (HAProxy refuses an id used twice)");
+  }
+  // check_config_validity: next_id = 1; for each server in config order, one
+  // without an id takes get_next_id(next_id) (the first unused id >= it);
+  // then next_id++ whether or not the server had an id.
+  auto taken = [&](uint32_t id) {
+    return std::binary_search(used.begin(), used.end(), std::pair<uint32_t, size_t>{id, 0},
+                              [](const auto& a, const auto& b) { return a.first < b.first; });
+  };
+  uint32_t next = 1;
+  for (size_t i = 0; i < nodes.size(); ++i, ++next) {
+    if (ids[i] != 0) continue;
+    while (taken(next)) ++next;
+    ids[i] = next;
+    used.insert(std::upper_bound(used.begin(), used.end(), std::pair<uint32_t, size_t>{next, 0},
+                                 [](const auto& a, const auto& b) { return a.first < b.first; }),
+                {next, i});
+  }
+  return ids;
+}
+
+void CheckWeight(const Profile& p, uint32_t weight, std::string_view who) {
+  if (p.max_weight == 0 || weight <= p.max_weight) return;
+  throw std::invalid_argument(
+      (who.empty() ? std::string() : "server '" + std::string(who) + "': ") +
+      std::string(p.weight_word) + " " + std::to_string(weight) + " is above what " + p.name +
+      " accepts (1.." + std::to_string(p.max_weight) + ")");
+}
 
 std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept {
   return kSpyAlgorithmNames;
@@ -163,7 +257,7 @@ std::span<const std::string_view> SpymemcachedHashAlgorithms() noexcept {
 
 std::span<const ProfileInfo> AllProfiles() noexcept { return kProfiles; }
 
-// The memcached clients' profiles and nginx's (MakeProfile: varnish).
+// The memcached clients' profiles (MakeProfile: the proxies').
 static Profile ClientProfile(std::string_view name, const ProfileOptions& opt) {
   Profile p;
   p.name = std::string(name);
@@ -232,10 +326,6 @@ static Profile ClientProfile(std::string_view name, const ProfileOptions& opt) {
     p.tie = TieRule::kLaterWins;                    // _ring dict overwrite
     p.duplicates = DuplicatePoints::kKeepAsWinner;  // insort keeps the point in _keys
     p.edge = LookupEdge::kGreater;                  // bisect_right
-  } else if (name == "nginx") {
-    ApplyNginx(p, opt);
-  } else if (name == "nginx-hash") {
-    ApplyNginxHash(p, opt);
   } else {
     Unknown("profile", name, ProfileNames());
   }
@@ -245,21 +335,41 @@ static Profile ClientProfile(std::string_view name, const ProfileOptions& opt) {
   return p;
 }
 
+// The load balancers' and proxies' profiles: each sets every rule from
+// the options it takes (refusing the others).
+struct ProxyProfile {
+  std::string_view name;
+  void (*apply)(Profile& p, const ProfileOptions& opt);
+  bool takes_replicas;  // ProfileOptions::replicas
+};
+constexpr ProxyProfile kProxyProfiles[] = {
+    {"nginx", ApplyNginx, false},
+    {"nginx-hash", ApplyNginxHash, false},
+    {"varnish", ApplyVarnish, true},
+    {"haproxy", ApplyHaproxy, false},
+};
+
 Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
-  if (name == "varnish") {
-    Profile p;
-    p.name = std::string(name);
-    ApplyVarnish(p, opt);
-    for (const ProfileInfo& info : kProfiles) {
-      if (info.name == name) p.description = std::string(info.description);
-    }
-    return p;
+  const ProxyProfile* proxy = nullptr;
+  std::string with_replicas;
+  for (const ProxyProfile& x : kProxyProfiles) {
+    if (x.name == name) proxy = &x;
+    if (x.takes_replicas)
+      with_replicas += (with_replicas.empty() ? "" : ", ") + std::string(x.name);
   }
-  if (opt.replicas != 0) {
-    throw std::invalid_argument("profile '" + std::string(name) + "' takes no --points-per-weight (got " +
-                                std::to_string(opt.replicas) + "; varnish does)");
+  if (opt.replicas != 0 && (proxy == nullptr || !proxy->takes_replicas)) {
+    throw std::invalid_argument("profile '" + std::string(name) +
+                                "' takes no --points-per-weight (got " +
+                                std::to_string(opt.replicas) + "; " + with_replicas + " do)");
   }
-  return ClientProfile(name, opt);
+  if (proxy == nullptr) return ClientProfile(name, opt);
+  Profile p;
+  p.name = std::string(name);
+  proxy->apply(p, opt);
+  for (const ProfileInfo& info : kProfiles) {
+    if (info.name == name) p.description = std::string(info.description);
+  }
+  return p;
 }
 
 Profile ResearchProfile(const Hasher& hasher, uint32_t points_per_node) {

@@ -234,6 +234,7 @@ RingPlan PlanRing(const Profile& profile, std::span<const Node> nodes, bool weig
   for (const Node& n : nodes) {
     if (n.weight != 1) weighted = true;
     if (n.weight == 0) throw std::invalid_argument("node '" + n.label + "' has weight 0");
+    CheckWeight(profile, n.weight, n.label);
   }
   const uint64_t total_weight = TotalWeight(nodes);
   const std::vector<uint32_t> order = NodeOrderOf(profile, nodes);
@@ -434,7 +435,8 @@ void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32
   switch (profile.point_rule) {
     case PointRule::kPointKeyHash:
     case PointRule::kWeightModulo:
-      break;  // MakePoints, WeightModuloEntries
+    case PointRule::kServerIdMix:
+      break;  // MakePoints, WeightModuloEntries, RuleEntries (the ids)
     case PointRule::kIdentDecimal: {
       // shardcfg_hashcircle: VRT_HashStrands32(TOSTRANDS(2, ident, "%d" j))
       // for j < replicas, the strands hashed as one string.
@@ -494,6 +496,37 @@ std::vector<Entry> WeightModuloEntries(const Profile& profile, std::span<const N
   return entries;
 }
 
+// HAProxy's points (PointRule::kServerIdMix): HaproxyFullHash(id * 4096 + j),
+// in 32-bit arithmetic as lb_chash.c computes them.
+void ServerIdPoints(uint32_t id, uint32_t count, uint32_t* out) {
+  for (uint32_t j = 0; j < count; ++j) out[j] = HaproxyFullHash(id * 4096u + j);
+}
+
+// LookupEdge::kNearest over distinct sorted points: between points a < b a
+// hash h goes to a when h - a <= b - h, that is up to floor((a + b) / 2), so
+// an entry there owned by a's server (when that is past a) makes ">=" answer
+// the nearest point. Across the wrap, b is the first point + 2^32, and the
+// boundary entry lands before the first point when it passes 2^32.
+std::vector<Entry> NearestEntries(const std::vector<Entry>& points) {
+  std::vector<Entry> out;
+  out.reserve(2 * points.size());
+  const size_t n = points.size();
+  const uint64_t wrap_mid =
+      (uint64_t{points[n - 1].point} + points[0].point + (uint64_t{1} << 32)) / 2;
+  const bool mid_first = wrap_mid >> 32 != 0;
+  if (mid_first) out.push_back({static_cast<uint32_t>(wrap_mid), points[n - 1].owner});
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(points[i]);
+    const uint64_t next =
+        i + 1 < n ? uint64_t{points[i + 1].point} : (uint64_t{1} << 32) + points[0].point;
+    const uint64_t mid = (uint64_t{points[i].point} + next) / 2;
+    if (mid > points[i].point && (i + 1 < n || !mid_first)) {
+      out.push_back({static_cast<uint32_t>(mid), points[i].owner});
+    }
+  }
+  return out;
+}
+
 // The ring's entries for a profile whose points come from RulePoints: every
 // point with its owner, sorted stably by point (equal points in rank order),
 // then each run of equal points reduced per profile.duplicates.
@@ -517,16 +550,36 @@ std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nod
           "' (Varnish skips a second add_backend of an ident); give each its own NAME");
     }
   }
+  std::vector<uint32_t> ids;
+  if (profile.point_rule == PointRule::kServerIdMix) ids = HaproxyServerIds(nodes);
   std::vector<Entry> entries(plan.total);
   std::vector<uint32_t> points;
   size_t at = 0;
   for (size_t rank = 0; rank < plan.owner.size(); ++rank) {
+    const uint32_t owner = plan.owner[rank];
     points.resize(plan.counts[rank]);
-    RulePoints(profile, nodes[plan.owner[rank]], plan.counts[rank], points.data());
-    for (const uint32_t p : points) entries[at++] = {p, plan.owner[rank]};
+    if (ids.empty()) {
+      RulePoints(profile, nodes[owner], plan.counts[rank], points.data());
+    } else {
+      ServerIdPoints(ids[owner], plan.counts[rank], points.data());
+    }
+    for (const uint32_t p : points) entries[at++] = {p, owner};
   }
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.point < b.point; });
+  if (!ids.empty()) {
+    // full_hash is a bijection: equal points come from ids equal modulo 2^20
+    // (id x 4096 wraps), whose trees HAProxy fills with duplicate keys.
+    for (size_t i = 1; i < entries.size(); ++i) {
+      if (entries[i].point != entries[i - 1].point) continue;
+      throw std::invalid_argument(
+          "servers '" + nodes[entries[i - 1].owner].label + "' and '" +
+          nodes[entries[i].owner].label + "' have ids " +
+          std::to_string(ids[entries[i - 1].owner]) + " and " +
+          std::to_string(ids[entries[i].owner]) +
+          " whose points coincide (id x 4096 wraps at 2^32); give ids that differ below 2^20");
+    }
+  }
   size_t out = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (out > 0 && entries[i].point == entries[out - 1].point) {
@@ -538,6 +591,7 @@ std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nod
     entries[out++] = entries[i];
   }
   entries.resize(out);
+  if (profile.edge == LookupEdge::kNearest) return NearestEntries(entries);
   return entries;
 }
 
@@ -571,9 +625,12 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
     entries = RuleEntries(profile, nodes, plan);
     kept = entries.size();
     entries.reserve(kept + kPad);
-    // Buckets over the key space, which is narrower than 2^32 when
-    // hash_space_bits < 32 (then fewer bits are shifted off).
-    ring.shift_ = std::max(0, b.shift - (32 - profile.hash_space_bits));
+    // Buckets for the entries kept (kNearest adds one per point), over the
+    // key space, which is narrower than 2^32 when hash_space_bits < 32 (then
+    // fewer bits are shifted off).
+    const Buckets rb(kept);
+    index.assign((size_t{1} << rb.bits) + 1, 0);
+    ring.shift_ = std::max(0, rb.shift - (32 - profile.hash_space_bits));
     size_t e = 0;  // index[f] = first entry with point >= f << shift
     for (size_t f = 0; f + 1 < index.size(); ++f) {
       const uint64_t start = uint64_t{f} << ring.shift_;

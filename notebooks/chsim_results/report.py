@@ -387,10 +387,45 @@ def real_clients(peers) -> list[Answer]:
     return out
 
 
+PROXY_METRICS = ("structural.max_over_mean", "theory.max_over_mean")
+
+
+def proxy_profiles(R: dict) -> Answer:
+    """Each proxy and load-balancer profile's max/mean at its defaults, at every n of the
+    proxies scenario (scenarios/proxies.json: 10 and 100), beside the Gamma theory for ideal
+    random points with the same points per node (none for the modulo of nginx-hash)."""
+    key = "proxies"
+    S = R["summary"]
+    need = {"scenario", "params.profile", "metric", "step"}
+    s = S[(S["scenario"] == "proxies") & (S["step"] == 0) & S["metric"].isin(PROXY_METRICS)] \
+        if len(S) and need <= set(S.columns) else S.iloc[0:0]
+    if s.empty:
+        return _missing(key, "needs results/proxies.json (scenarios/proxies.json)")
+    t = s.pivot_table(index=["params.profile", "n"], columns="metric", values="mean")
+    trials = int(s["trials"].max())
+
+    def cell(p, n):
+        if (p, n) not in t.index:
+            return NA
+        r = t.loc[(p, n)]
+        th = r.get("theory.max_over_mean", float("nan"))
+        return (f"{r['structural.max_over_mean']:.3f}"
+                + (f" (theory {th:.3f})" if th == th else " (no ring: no theory)"))
+    ns = sorted(t.index.get_level_values(1).unique())
+    profiles = list(dict.fromkeys(t.index.get_level_values(0)))
+    table = pd.DataFrame([{"profile": p, **{f"n = {n}": cell(p, n) for n in ns}}
+                          for p in profiles]).set_index("profile")
+    return Answer(key, (
+        f"**Proxies and load balancers at their defaults** (max/mean of the exact shares, mean "
+        f"of {trials} name draws; theory: ideal random points, the Gamma model): "
+        + "; ".join(f"{p} " + ", ".join(f"n = {n} {cell(p, n)}" for n in ns) for p in profiles)
+        + "."), table)
+
+
 def answers(R: dict, tune=None, peers=None) -> list[Answer]:
     """Every headline answer, in the report's order; missing ones say what they need."""
     return ([tuning(tune), hasher_effect(R), sampling_floor(R), remapping(R), lookup_speed(R),
-             replication(R)] + real_clients(peers))
+             replication(R)] + real_clients(peers) + [proxy_profiles(R)])
 
 
 # --- 4. figures and metrics no figure draws ---------------------------------------------------

@@ -20,32 +20,21 @@
 #include "sim/base/text_file.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/key_lines.h"
+#include "sim/cli/placement_options.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::cli {
 namespace {
 
-struct RingOptions {
-  std::string servers;
-  std::string profile = "spymemcached";
-  std::string hash_algorithm;
-  std::string hasher;
-  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
-};
-
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
-  cmd->add_option(
-         "--servers", o.servers,
-         "server list file: HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z] per line")
+  cmd->add_option("--servers", o.servers,
+                  "server list file: HOST[:PORT] [WEIGHT [NAME]] [host=H] [rack=R] [zone=Z] per "
+                  "line; or a proxy's "
+                  "configuration, FILE[:BLOCK] (nginx upstream, HAProxy backend, Varnish shard "
+                  "director, Envoy cluster), whose profile is then the default")
       ->required();
-  cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
-      ->capture_default_str();
-  cmd->add_option("--hash-algorithm", o.hash_algorithm,
-                  "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
-  cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
-  cmd->add_option("--points-per-weight", o.replicas,
-                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
-      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+  AddServersFormatOption(cmd, o);
+  AddProfileOptions(cmd, o);
 }
 
 struct BuiltRing {
@@ -55,9 +44,11 @@ struct BuiltRing {
 
 // The peer's ring over the list. `remove`: labels to leave out, as the peer
 // does when a server is removed (a Ketama ring is rebuilt from its list).
-BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>& remove = {}) {
+BuiltRing BuildFromOptions(const CLI::App* cmd, const RingOptions& o,
+                           const std::vector<std::string>& remove = {}) {
   BuiltRing b;
-  b.list = sim::LoadServerList(o.servers);
+  const sim::ServerSource src = LoadServerSource(o.servers, o);
+  b.list = src.list;
   for (const std::string& label : remove) {
     auto it = std::find_if(b.list.nodes.begin(), b.list.nodes.end(),
                            [&](const Node& n) { return n.label == label; });
@@ -69,74 +60,24 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
   }
   if (b.list.nodes.empty())
     throw sim::UsageError("--remove: every server removed; keep at least one");
-  Profile p;
-  try {
-    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(e.what());
-  }
-  try {
-    b.ring = Ring::Build(p, b.list.nodes, b.list.weighted);
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(o.servers + ": " + e.what());
-  }
+  b.ring = BuildRing(ProfileFromOptions(OptionsFor(cmd, o, src)), b.list, o.servers);
   return b;
 }
 
 // `chsim locate --algorithm NAME`: any algorithm of the registry (chsim
-// list), its parameters as flags made from the specs (points_per_node is
-// --points-per-node, alias --points), and removals applied after building.
-struct AlgorithmOptions {
-  std::string name;
-  std::map<std::string, std::string, std::less<>> given;           // parameter -> flag text
-  std::vector<std::string> remove;                                 // labels, in order
-  std::string replicas;                                            // --replicas K, as given
-  std::string strategy;                                            // --strategy NAME
-  std::string domain;                                              // --domain LEVEL
+// list), its parameters as flags made from the specs, and removals applied
+// after building.
+struct AlgorithmOptions : AlgorithmFlags {
+  std::vector<std::string> remove;  // labels, in order
+  std::string replicas;             // --replicas K, as given
+  std::string strategy;             // --strategy NAME
+  std::string domain;               // --domain LEVEL
+  std::string crush_map;            // --crush-map FILE
   std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
-  std::string crush_map;                                          // --crush-map FILE
 };
 
-// Parameters the peer-profile options (AddRingOptions) already declare.
-bool IsRingOption(std::string_view param) {
-  return param == "profile" || param == "hash_algorithm" || param == "hasher";
-}
-
-std::string FlagOf(std::string_view param) {
-  std::string flag = "--" + std::string(param);
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
-}
-
-// The flag as messages name it, with its alias ("--points-per-node/--points").
-std::string FlagName(std::string_view param) {
-  return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
-}
-
-// Each parameter the specs declare -> "doc; accepted (WHAT name, name...":
-// a flag's help, closed by the caller.
-template <class Specs>
-std::map<std::string, std::string> ParamHelp(const Specs& specs, const std::string& what) {
-  std::map<std::string, std::string> help;
-  for (const auto* spec : specs) {
-    for (const ParamSpec& p : spec->params) {
-      std::string& h = help[std::string(p.name)];
-      h += (h.empty() ? std::string(p.doc) + "; " + p.Accepted() + " (" + what : ", ") +
-           std::string(spec->name);
-    }
-  }
-  return help;
-}
-
 void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
-  cmd->add_option("--algorithm", a.name,
-                  "an algorithm of chsim list instead of a peer profile; keys are hashed with "
-                  "--key-hasher, else --hasher, else the algorithm's default");
-  for (const auto& [param, text] : ParamHelp(AllAlgorithms(), "")) {
-    if (IsRingOption(param)) continue;
-    std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
-    cmd->add_option(names, a.given[param], text + ")");
-  }
+  AddAlgorithmFlags(cmd, a);
   cmd->add_option("--remove", a.remove,
                   "remove this server (a label of --servers) after building, as the algorithm "
                   "removes nodes (capability arbitrary_removal in chsim list, else only the last "
@@ -158,63 +99,6 @@ void AddAlgorithmOptions(CLI::App* cmd, AlgorithmOptions& a) {
   cmd->add_option("--crush-map", a.crush_map,
                   "with --replicas and a strategy that reads one (crush): a CRUSH map in "
                   "crushtool's text form (crushtool -d); server i of --servers is device i");
-}
-
-// Rejects algorithm parameters without --algorithm, and any flag the
-// algorithm does not declare.
-void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
-  if (a.name.empty()) {
-    for (const auto& [param, text] : a.given) {
-      if (cmd->count(FlagOf(param)) > 0) {
-        throw sim::UsageError(FlagName(param) + " needs --algorithm NAME (see chsim list)");
-      }
-    }
-    return;
-  }
-  if (cmd->count("--points-per-weight") > 0) {
-    throw sim::UsageError(
-        "--points-per-weight selects the varnish profile's points; it cannot be "
-        "combined with --algorithm " +
-        a.name + " (use --profile varnish)");
-  }
-  const AlgorithmSpec& spec = GetAlgorithm(a.name);
-  for (const char* param : {"profile", "hash_algorithm"}) {
-    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
-      throw sim::UsageError(FlagOf(param) +
-                            " selects a peer profile; it cannot be combined with --algorithm " +
-                            a.name + " (use --algorithm ketama)");
-    }
-  }
-  for (const auto& [param, text] : a.given) {
-    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
-      throw sim::UsageError(FlagName(param) + ": " + a.name + " has no parameter '" + param +
-                            "' (chsim list)");
-    }
-  }
-}
-
-// The algorithm's parameters from the flags given.
-Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
-                  const AlgorithmSpec& spec, const sim::ServerList& list) {
-  Params p;
-  p.weighted_list = list.weighted;
-  for (const auto& [param, text] : a.given) {
-    if (cmd->count(FlagOf(param)) == 0) continue;
-    const ParamSpec& ps = *spec.FindParam(param);
-    try {  // the spec's message, naming the flag
-      const ParamValue v = ps.Parse(text, list.nodes.size());
-      ps.Check(spec.name, v);
-      p.Set(param, v);
-    } catch (const std::invalid_argument& e) {
-      throw sim::UsageError(FlagName(param) + ": " + e.what());
-    }
-  }
-  const std::pair<const char*, const std::string*> ring_options[] = {
-      {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
-  for (const auto& [param, value] : ring_options) {
-    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
-  }
-  return p;
 }
 
 // Applies --remove in order; the ids of the list are its positions.
@@ -375,22 +259,10 @@ void LocateReplicas(const CLI::App* cmd, const Algorithm& algo, const AlgorithmS
 
 void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmOptions& a,
                          const std::string& keys) {
-  sim::ServerList list = sim::LoadServerList(o.servers);
-  std::unique_ptr<Algorithm> algo;
-  const Hasher* hasher = nullptr;
-  try {
-    const AlgorithmSpec& spec = GetAlgorithm(a.name);
-    const Params given = FlagParams(cmd, o, a, spec, list);
-    const Params resolved = spec.Resolve(given);
-    std::string_view key_hasher = spec.KeyHasher(resolved);
-    if (!given.Has("key_hasher") && cmd->count("--hasher") > 0) key_hasher = o.hasher;
-    hasher = &GetHasher(key_hasher);
-    algo = spec.Make(list.nodes, given);
-  } catch (const Unsupported& e) {
-    throw sim::UsageError(o.servers + ": " + e.what());
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(e.what());
-  }
+  sim::ServerList list = LoadServerSource(o.servers, o).list;
+  BuiltAlgorithm built = BuildAlgorithm(cmd, o, a, list, o.servers);
+  std::unique_ptr<Algorithm>& algo = built.algorithm;
+  const Hasher* hasher = built.key_hasher;
   RemoveServers(*algo, list, a, o.servers);
   if (!a.replicas.empty()) {
     return LocateReplicas(cmd, *algo, GetAlgorithm(a.name), *hasher, list, a, o.servers, keys);
@@ -420,7 +292,8 @@ void AddLocateCommand(CLI::App& app) {
       "         chsim locate --servers servers.txt --algorithm anchor --remove 10.0.0.2:11211 "
       "keys.txt\n"
       "         chsim locate --servers servers.txt --replicas 3 keys.txt\n"
-      "         chsim locate --servers racks.txt --replicas 3 --domain rack keys.txt");
+      "         chsim locate --servers racks.txt --replicas 3 --domain rack keys.txt\n"
+      "         chsim locate --servers haproxy.cfg:be_cache keys.txt   # its backend, as HAProxy");
   AddRingOptions(cmd, *o);
   static AlgorithmOptions algorithm_options;
   auto* algo = &algorithm_options;
@@ -452,7 +325,7 @@ void AddLocateCommand(CLI::App& app) {
       LocateWithAlgorithm(cmd, *o, *algo, *keys);
       return;
     }
-    BuiltRing b = BuildFromOptions(*o, algo->remove);
+    BuiltRing b = BuildFromOptions(cmd, *o, algo->remove);
     sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
       b.ring.LocateBatch(block, owners);
     });
@@ -467,8 +340,8 @@ void AddRingCommand(CLI::App& app) {
       "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"
       "Example: chsim ring --servers servers.txt --profile twemproxy");
   AddRingOptions(cmd, *o);
-  cmd->callback([o] {
-    BuiltRing b = BuildFromOptions(*o);
+  cmd->callback([cmd, o] {
+    BuiltRing b = BuildFromOptions(cmd, *o);
     sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();

@@ -334,8 +334,9 @@ void AddValidateCommand(CLI::App& app) {
   validate->add_option("files", v->files, "scenario files")->required();
   validate->add_flag(
       "--results", v->results,
-      "the files are result files: of chsim run or merge (results/schema.json) or of chsim "
-      "tune --json (results/tune-schema.json)");
+      "the files are result files: of chsim run or merge (results/schema.json), of chsim "
+      "tune --json (results/tune-schema.json) or of chsim diff --json "
+      "(results/diff-schema.json)");
   validate->add_option("--seed", vf->seed, "master seed, as chsim run --seed");
   validate->add_option("--shard", vf->shard,
                        "I/N, as chsim run --shard (the work limit counts it)");

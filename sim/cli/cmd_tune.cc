@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/base/errors.h"
 #include "sim/cli/commands.h"
 #include "sim/results/results.h"
+#include "sim/scenario/server_config.h"
 #include "sim/tune/tune.h"
 #include "sim/tune/tune_command.h"
 
@@ -18,7 +20,26 @@ struct TuneFlags {
   bool quiet = false;
 };
 
-void RunTune(const TuneFlags& f) {
+// A proxy's configuration as --servers: its servers, and its profile and
+// options unless --profile or --algorithm is given.
+void ReadServers(sim::TuneOptions& o) {
+  if (o.servers.empty()) return;
+  sim::ServerSource src = sim::LoadServers(o.servers);
+  const std::string notes = sim::ServerSourceNotes(src);
+  if (!notes.empty()) std::fputs(notes.c_str(), stderr);
+  if (src.format != sim::ServerFormat::kList && o.profile.empty() && o.algorithm.empty()) {
+    if (src.profile.empty()) {
+      throw sim::UsageError(src.path + ":" + src.block + ": " + src.why_no_profile +
+                            "; name a --profile to tune it anyway");
+    }
+    o.profile = src.profile;
+    o.profile_options = src.options;
+  }
+  o.server_list = std::move(src.list);
+}
+
+void RunTune(TuneFlags& f) {
+  ReadServers(f.options);
   const sim::TuneRequest r = sim::MakeTuneRequest(f.options);
   sim::TuneProgress progress;
   if (!f.quiet)
@@ -47,9 +68,14 @@ void AddTuneCommand(CLI::App& app) {
       "  chsim tune --servers servers.txt --profile spymemcached --max-over-mean 1.10\n"
       "  chsim tune --nodes 1000 --algorithm maglev --max-over-mean 1.01\n"
       "  chsim tune --nodes 100 --algorithm maglev --max-excess-churn 0.005\n"
-      "  chsim tune --nodes 100 --replicas 3 --racks 3 --max-over-mean 1.10");
+      "  chsim tune --nodes 100 --replicas 3 --racks 3 --max-over-mean 1.10\n"
+      "  chsim tune --nodes 100 --profile nginx --max-over-mean 1.10   # answers in weights\n"
+      "  chsim tune --servers default.vcl:vd --max-over-mean 1.10      # answers in replicas");
   auto* nodes = cmd->add_option("--nodes", o->nodes, "node count (names are drawn)");
-  cmd->add_option("--servers", o->servers, "server list (tuned exactly, with its real names)")
+  cmd->add_option("--servers", o->servers,
+                  "server list (tuned exactly, with its real names), or a proxy's configuration "
+                  "FILE[:BLOCK] (docs/proxies.md), tuned with its profile unless --profile "
+                  "is given")
       ->excludes(nodes);
   cmd->add_option("--profile", o->profile, "compatibility profile (default: research ring)");
   cmd->add_option("--hash-algorithm", o->hash_algorithm, "spymemcached hash algorithm");

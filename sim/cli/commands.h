@@ -12,6 +12,7 @@ void AddLocateCommand(CLI::App& app);
 void AddRingCommand(CLI::App& app);
 void AddListCommand(CLI::App& app);
 void AddTuneCommand(CLI::App& app);
+void AddDiffCommand(CLI::App& app);
 // run, validate and merge (cmd_run.cc); argv is recorded in result provenance.
 void AddRunCommands(CLI::App& app, int argc, char** argv);
 

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   chsim::cli::AddRingCommand(app);
   chsim::cli::AddListCommand(app);
   chsim::cli::AddTuneCommand(app);
+  chsim::cli::AddDiffCommand(app);
   chsim::cli::AddRunCommands(app, argc, argv);
   // A full disk or a file-size limit (ulimit -f) must give a write error that
   // the writer reports (the temporary file removed), not a SIGXFSZ death.

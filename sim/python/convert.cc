@@ -6,6 +6,7 @@
 #include "chsim/algorithm.h"
 #include "sim/base/errors.h"
 #include "sim/python/bind.h"
+#include "sim/scenario/server_config.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::python {
@@ -315,7 +316,9 @@ NodeList ReadNodes(py::handle servers, const std::string& what) {
   NodeList list;
   if (IsPath(servers)) {
     const std::string path = FsPath(servers);
-    sim::ServerList l = sim::LoadServerList(path);
+    // A server list, or a proxy's configuration FILE[:BLOCK] (its servers;
+    // the profile stays the caller's).
+    sim::ServerList l = sim::LoadServers(path).list;
     return {std::move(l.nodes), l.weighted, path, std::move(l.topology)};
   }
   list.source = what;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Validation of result files against their schemas, embedded in the binary at
 // build time: results/schema.json for `chsim run` and `chsim merge` files,
-// results/tune-schema.json for `chsim tune --json` files, told apart by "kind".
+// results/tune-schema.json for `chsim tune --json` files and
+// results/diff-schema.json for `chsim diff --json` documents, told apart by
+// "kind".
 #include <string>
 
 #include "sim/base/errors.h"
@@ -18,6 +20,9 @@ constexpr char kResultsSchemaText[] =
 constexpr char kTuneSchemaText[] =
 #include "results_tune_schema.inc"
     ;
+constexpr char kDiffSchemaText[] =
+#include "results_diff_schema.inc"
+    ;
 
 // The schema for the document's "kind"; throws UsageError naming the kinds
 // accepted when it has none of them.
@@ -28,13 +33,16 @@ const JsonSchema& SchemaForKind(const nlohmann::json& doc, const std::string& pa
       new JsonSchema(nlohmann::json::parse(kTuneSchemaText), "results/tune-schema.json");
   const nlohmann::json* kind = doc.is_object() && doc.contains("kind") ? &doc["kind"] : nullptr;
   if (kind != nullptr && *kind == "chsim-results") return *results;
+  static const JsonSchema* diff =
+      new JsonSchema(nlohmann::json::parse(kDiffSchemaText), "results/diff-schema.json");
   if (kind != nullptr && *kind == "tune") return *tune;
+  if (kind != nullptr && *kind == "diff") return *diff;
   std::string found = kind != nullptr   ? kind->dump()
                       : doc.is_object() ? std::string("nothing")
                                         : std::string("a JSON ") + doc.type_name();
   throw UsageError(path + ": /kind: found " + found +
-                   "; accepted: \"chsim-results\" (chsim run, chsim merge) or \"tune\" "
-                   "(chsim tune --json)");
+                   "; accepted: \"chsim-results\" (chsim run, chsim merge), \"tune\" "
+                   "(chsim tune --json) or \"diff\" (chsim diff --json)");
 }
 
 }  // namespace

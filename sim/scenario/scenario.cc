@@ -15,6 +15,7 @@
 #include "sim/base/rng.h"
 #include "sim/base/text_file.h"
 #include "sim/scenario/case_id.h"
+#include "sim/scenario/server_config.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::sim {
@@ -102,7 +103,7 @@ void ReadNodeFile(const JsonReader& file, Scenario* s) {
   s->node_file = ResolveBeside(file.file(), file.value().get<std::string>());
   ServerList list;
   try {
-    list = LoadServerList(s->node_file);
+    list = LoadServers(s->node_file).list;
   } catch (const UsageError& e) {
     throw UsageError(file.where() + ": " + e.what());
   }

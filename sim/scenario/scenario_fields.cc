@@ -172,11 +172,13 @@ constexpr FieldSpec kNodeFileFields[] = {
     {.name = "file",
      .type = FieldType::kString,
      .doc = "a server-list file (relative to the scenario's folder): HOST[:PORT] [WEIGHT [NAME]] "
-            "[host=H] [rack=R] [zone=Z]",
+            "[host=H] [rack=R] [zone=Z]; or a proxy's configuration FILE[:BLOCK], its kind by the "
+            "extension (.conf nginx, .cfg haproxy, .vcl varnish, .yaml/.yml/.json envoy; "
+            "docs/proxies.md)",
      .required = true,
      .min_length = 1,
      .example_json = "\"servers.txt\"",
-     .accepted = "a server-list file path"},
+     .accepted = "a server-list file path, or a proxy configuration FILE[:BLOCK]"},
     kHosts,
     kRacks,
     kZones,

@@ -218,6 +218,11 @@ void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
         std::to_string(r.time_budget_seconds) + ")");
   }
   if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
+  if (r.algorithm.empty() && r.profile.knob == PointsKnob::kNone) {
+    throw UsageError("--profile " + r.profile.name +
+                     ": its servers have no points to add (a modulo over the key space: "
+                     "max/mean is at most ceil(space / total weight) / (space / total weight))");
+  }
   for (const Node& node : r.nodes) {
     if (node.weight != 1 && !spec.capabilities.weights) {
       throw UsageError(std::string(spec.name) + " has no weights; use an unweighted list");
@@ -258,8 +263,9 @@ class RingTuner {
     const Profile& p = r.profile;
     const ParamSpec& points = TunedParam(spec);
     grid_.step =
-        (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4
-                                                                                              : 1;
+        p.knob == PointsKnob::kWeight ? p.points_per_node  // weight x m: m x the fixed points
+        : (p.points_per_hash == 4 || ((r.weighted || given_weighted()) && p.weighted_uses_md5)) ? 4
+                                                                                                : 1;
     grid_.min = grid_.step;
     grid_.max = static_cast<uint32_t>(points.max);
   }
@@ -275,6 +281,7 @@ class RingTuner {
     res.current = Summarize(current, "model", ModelDraws(current), r_.target);
     res.cost_current = Cost(current);
     if (res.met) res.cost_answer = Cost(res.answer);
+    if (res.met) res.setting = Setting(res.answer);
     res.summary = Summary(res);
     return res;
   }
@@ -487,6 +494,7 @@ class RingTuner {
     res.answer = b.hi;
     if (res.met) res.cost_answer = Cost(b.hi);
     res.cost_current = Cost(current);
+    if (res.met) res.setting = Setting(res.answer);
     res.summary = Summary(res);
     return res;
   }
@@ -498,6 +506,23 @@ class RingTuner {
     return research ? std::string(r_.profile.key_hasher->name) : r_.profile.name;
   }
 
+  // The answer in the program's own setting (Profile::knob): "" for points
+  // per node themselves.
+  std::string Setting(uint32_t points) const {
+    const Profile& p = r_.profile;
+    if (p.knob == PointsKnob::kWeight) {
+      return Format("every weight x %u, at %u points per unit of weight",
+                    points / p.points_per_node, p.points_per_node);
+    }
+    if (p.knob == PointsKnob::kReplicas) return Format("replicas=%u", points);
+    return "";
+  }
+
+  std::string Spelled(uint32_t points) const {
+    const std::string s = Setting(points);
+    return s.empty() ? "" : " (" + s + ")";
+  }
+
   std::string GivenSummary(const TuneResult& res) const {
     if (!res.met) {
       return Format(
@@ -507,9 +532,10 @@ class RingTuner {
     const TuneEstimate* at = FindEstimate(res, res.answer, nullptr);
     return Format(
         "n=%u, %s: this list with %u points per node has max/mean %.3f (hottest %s); %u points "
-        "per node bring it to %.3f <= %.3f",
+        "per node%s bring it to %.3f <= %.3f",
         n_, Who().c_str(), r_.profile.points_per_node, res.list_max_over_mean,
-        res.hottest_label.c_str(), res.answer, at ? at->median_max_over_mean : 0.0, r_.target);
+        res.hottest_label.c_str(), res.answer, Spelled(res.answer).c_str(),
+        at ? at->median_max_over_mean : 0.0, r_.target);
   }
 
   std::string Summary(const TuneResult& res) const {
@@ -531,9 +557,10 @@ class RingTuner {
     const double pct = 100 * r_.confidence;
     if (res.settled) {
       return Format(
-          "n=%u, %s: %u points per node keep max/mean <= %.2f with %.0f%% confidence (exact check "
-          "on real rings, rule: observed share >= %.0f%%: %s; %s",
-          n_, who.c_str(), res.answer, r_.target, pct, pct, evidence.c_str(), tail.c_str());
+          "n=%u, %s: %u points per node%s keep max/mean <= %.2f with %.0f%% confidence (exact "
+          "check on real rings, rule: observed share >= %.0f%%: %s; %s",
+          n_, who.c_str(), res.answer, Spelled(res.answer).c_str(), r_.target, pct, pct,
+          evidence.c_str(), tail.c_str());
     }
     if (res.met) {
       const std::string range =
@@ -542,10 +569,10 @@ class RingTuner {
               : Format("are at most %u (nothing smaller was checked)", res.doubt_high);
       return Format(
           "n=%u, %s: not settled within the %.3g s budget: the least points per node keeping "
-          "max/mean <= %.2f with %.0f%% confidence %s; %u meets it (exact check: %s; raise "
+          "max/mean <= %.2f with %.0f%% confidence %s; %u%s meets it (exact check: %s; raise "
           "--time-budget or lower --draws; %s",
           n_, who.c_str(), r_.time_budget_seconds, r_.target, pct, range.c_str(), res.answer,
-          evidence.c_str(), tail.c_str());
+          Spelled(res.answer).c_str(), evidence.c_str(), tail.c_str());
     }
     return Format(
         "n=%u, %s: not settled within the %.3g s budget: keeping max/mean <= %.2f with %.0f%% "

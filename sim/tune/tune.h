@@ -159,6 +159,10 @@ struct TuneResult {
   std::string hottest_label;
   TuneAvailability availability;  // with copies
   std::string summary;            // one line for humans, never cut short
+  // The answer in the program's own setting (Profile::knob), e.g. "every
+  // weight x 8, at 160 points per unit of weight" or "replicas=90"; "" when the
+  // setting is the points per node themselves, or nothing met the target.
+  std::string setting;
 };
 
 // The spec `name` tunes ("": the first registered algorithm that builds Ketama

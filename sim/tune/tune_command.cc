@@ -10,6 +10,7 @@
 #include "chsim/replica.h"
 #include "sim/base/errors.h"
 #include "sim/base/thread_pool.h"
+#include "sim/scenario/server_config.h"
 #include "sim/scenario/server_list.h"
 
 namespace chsim::sim {
@@ -44,10 +45,12 @@ void SetHashers(const TuneOptions& o, const AlgorithmSpec& spec, TuneRequest* r)
       r->hasher = o.hasher.empty() ? std::string(hasher->default_text) : o.hasher;
       hasher->Check(spec.name, r->hasher);
     }
-    r->profile = o.profile.empty()
-                     ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher),
-                                       static_cast<uint32_t>(TunedParam(spec).default_number))
-                     : MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, ""});
+    r->profile =
+        o.profile.empty()
+            ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher),
+                              static_cast<uint32_t>(TunedParam(spec).default_number))
+            : MakeProfile(o.profile,
+                          o.profile_options.value_or(ProfileOptions{o.hash_algorithm, ""}));
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--algorithm/--hasher/--profile: ") + e.what());
   }
@@ -138,7 +141,7 @@ TuneRequest MakeTuneRequest(const TuneOptions& o) {
   r.algorithm = o.algorithm;
   SetHashers(o, spec, &r);
   if (!o.servers.empty()) {
-    ServerList list = o.server_list ? *o.server_list : LoadServerList(o.servers);
+    ServerList list = o.server_list ? *o.server_list : LoadServers(o.servers).list;
     r.nodes = std::move(list.nodes);
     r.weighted = list.weighted;
   }
@@ -217,6 +220,7 @@ nlohmann::json TuneDocument(const TuneOptions& o, const TuneRequest& r, const Tu
       answer["exact_draws"] = res.exact_draws;
     }
   }
+  if (!res.setting.empty()) answer["setting"] = res.setting;
   if (!r.nodes.empty() && r.replicas == 0) {
     answer["list_max_over_mean"] = res.list_max_over_mean;
     answer["hottest"] = res.hottest_label;

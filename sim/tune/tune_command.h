@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "chsim/profile.h"
 #include "sim/scenario/server_list.h"
 #include "sim/tune/tune.h"
 
@@ -26,6 +27,9 @@ struct TuneOptions {
   // A list already read (the Python module's lists); `servers` names it.
   std::optional<ServerList> server_list;
   std::string profile;
+  // The profile's options when a proxy's configuration set them (its hash
+  // function, replicas); else {hash_algorithm}.
+  std::optional<ProfileOptions> profile_options;
   std::string algorithm;
   std::string hasher;
   double max_excess_churn = 0;

@@ -46,3 +46,9 @@ set_tests_properties(compat_crush_generate_check PROPERTIES LABELS compat TIMEOU
 add_test(NAME compat_crush_refusals
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/crush_refusals.py $<TARGET_FILE:chsim>)
 set_tests_properties(compat_crush_refusals PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})
+# The proxies' own configurations (label compat): the nginx.conf and VCL that
+# generate-proxies ran, read by chsim (--servers FILE:BLOCK, the profile they
+# imply), map keys as nginx and varnishd answered (tests/compat/check_configs.py).
+add_test(NAME compat_proxies_configs
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_configs.py --chsim $<TARGET_FILE:chsim>)
+set_tests_properties(compat_proxies_configs PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})

@@ -57,6 +57,7 @@ EXCEPTIONS = {
     "scripts/run-suite": ({"ketama"}, "a comment on the ketama clients' scenario"),
     "core/src/crush/text.cc": ({"straw2"}, "crushtool's map text names its bucket algorithm "
                                "straw2, which the reader accepts"),
+    "sim/scenario/haproxy_config.cc": ({"ring"}, "HAProxy's own `ring` section keyword"),
 }
 # `constinit const AlgorithmSpec kXSpec{ .name = "x", ...` (or `= Maker({ ...`), as
 # docs/extending.md writes a spec; a bare `extern` declaration does not match.

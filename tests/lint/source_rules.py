@@ -17,8 +17,8 @@ import subprocess
 import sys
 
 # Files the sim build generates into its private include directory.
-GENERATED = {"results_schema.inc", "results_tune_schema.inc", "chsim_build_info.h",
-             "chsim_configure_info.h"}
+GENERATED = {"results_schema.inc", "results_tune_schema.inc", "results_diff_schema.inc",
+             "chsim_build_info.h", "chsim_configure_info.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 CITE = re.compile(r"docs/design\.md#([A-Za-z0-9_-]+)")
 OUTSIDE = re.compile(r"\.\./shared/|\bDESIGN\.md\b")

@@ -20,3 +20,12 @@ set_tests_properties(notebooks_loader notebooks_clean notebooks_theory_matches_c
 if(TARGET chsim)
   set_tests_properties(notebooks_loader PROPERTIES ENVIRONMENT "CHSIM=$<TARGET_FILE:chsim>")
 endif()
+# The report's proxies answer over a 2-trial run of scenarios/proxies.json, and that scenario
+# naming every proxy profile the proxy goldens prove.
+if(TARGET chsim)
+  add_test(NAME notebooks_proxies_answer
+           COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/proxies_answer_test.py
+                   $<TARGET_FILE:chsim> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(notebooks_proxies_answer PROPERTIES LABELS notebooks
+                       TIMEOUT ${CHSIM_HANG_S})
+endif()

@@ -25,3 +25,25 @@ if(TARGET chsim)
     set_tests_properties(sim_cache_reference_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
   endforeach()
 endif()
+
+# `chsim diff` against this script's own counts, overlays and formula
+# (tests/sim/diff_test.py).
+if(TARGET chsim)
+  foreach(t keys exact modulo changes json bad_input)
+    add_test(NAME sim_diff_${t}
+             COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/diff_test.py $<TARGET_FILE:chsim>
+                     ${PROJECT_SOURCE_DIR} ${t})
+    set_tests_properties(sim_diff_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
+  endforeach()
+endif()
+
+# Proxies' configurations as server lists: refusals, ignored directives, and
+# every command reading them alike (tests/sim/config_test.py).
+if(TARGET chsim)
+  foreach(t bad_input ignored commands tune)
+    add_test(NAME sim_config_${t}
+             COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/config_test.py $<TARGET_FILE:chsim>
+                     ${PROJECT_SOURCE_DIR} ${t})
+    set_tests_properties(sim_config_${t} PROPERTIES LABELS sim TIMEOUT ${CHSIM_HANG_S})
+  endforeach()
+endif()

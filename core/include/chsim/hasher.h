@@ -47,9 +47,9 @@ void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
                std::span<uint64_t> out) noexcept;
 
 // Individual hash functions, usable without the registry.
-uint64_t HashMd5(const void* data, size_t len) noexcept;    // LE32 of MD5 bytes 0..3
+uint64_t HashMd5(const void* data, size_t len) noexcept;     // LE32 of MD5 bytes 0..3
 uint64_t HashMd5_64(const void* data, size_t len) noexcept;  // LE64 of MD5 bytes 0..7
-uint64_t HashCrc32(const void* data, size_t len) noexcept;  // zlib crc32
+uint64_t HashCrc32(const void* data, size_t len) noexcept;   // zlib crc32
 uint64_t HashCrcSpy(const void* data, size_t len) noexcept;  // (crc32 >> 16) & 0x7fff
 uint64_t HashFnv1_32(const void* data, size_t len) noexcept;
 uint64_t HashFnv1a_32(const void* data, size_t len) noexcept;
@@ -78,6 +78,18 @@ uint64_t HashSha256Last32(const void* data, size_t len) noexcept;
 // of an object's name before Ceph maps it to a placement group
 // (chsim/crush.h).
 uint64_t HashCephRjenkins(const void* data, size_t len) noexcept;
+// HAProxy 2.6's key hashes (src/hash.c): sdbm, djb2 and wt6 over bytes, and
+// each of them or CRC-32 followed by its avalanche, HaproxyFullHash.
+uint64_t HashSdbm(const void* data, size_t len) noexcept;
+uint64_t HashDjb2(const void* data, size_t len) noexcept;
+uint64_t HashWt6(const void* data, size_t len) noexcept;
+uint64_t HashSdbmAvalanche(const void* data, size_t len) noexcept;
+uint64_t HashDjb2Avalanche(const void* data, size_t len) noexcept;
+uint64_t HashWt6Avalanche(const void* data, size_t len) noexcept;
+uint64_t HashCrc32Avalanche(const void* data, size_t len) noexcept;
+// HAProxy's full_hash (include/haproxy/intops.h): a bijection of 32-bit
+// integers; the avalanche modifier and the consistent ring's points.
+uint32_t HaproxyFullHash(uint32_t a) noexcept;
 
 }  // namespace chsim
 

@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "chsim/hasher.h"
 #include "chsim/node.h"
@@ -63,6 +64,12 @@ enum class PointRule {
   // of ident + "j". The ident is the node's NAME when given (add_backend's
   // ident=), else its label (the VCL backend name).
   kIdentDecimal,
+  // HAProxy 2.6 `hash-type consistent` (lb_chash.c, chash_init_server_tree
+  // and chash_queue_dequeue_srv): point j of a server is
+  // HaproxyFullHash(id * 4096 + j) (SRV_EWGHT_RANGE = 4096, 32-bit
+  // arithmetic), j < 16 x weight; id = HaproxyServerIds. Only the ids are
+  // hashed: names and addresses never are.
+  kServerIdMix,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -81,12 +88,26 @@ enum class DuplicatePoints {
 enum class LookupEdge {
   kGreaterEqual,  // first point >= hash (spymemcached, libmemcached, twemproxy)
   kGreater,       // first point > hash (uhashring's bisect_right)
+  // The nearest point either way round the circle, a tie to the lower one
+  // (HAProxy chash_get_server_hash: dp <= dn takes prev). Built as a ring
+  // searched with >=: after each point p comes an entry at the last hash
+  // nearer to p than to the next point, owned by p's server.
+  kNearest,
 };
 
 // Where a hash above the last point goes.
 enum class PastLastPoint {
   kWrap,       // to the first point (every Ketama client, nginx)
   kLastPoint,  // to the last point: Varnish's shard_lookup does not wrap
+};
+
+// What the program's operators set to give its ring more points: the unit in
+// which `chsim tune` answers (docs/design.md#tune).
+enum class PointsKnob {
+  kPointsPerNode,  // the points per node themselves (the research ring)
+  kWeight,         // a multiple of every weight: points per unit of weight are fixed (nginx)
+  kReplicas,       // the points per unit of weight, a setting (Varnish's replicas)
+  kNone,           // no points to add (nginx-hash: a modulo over the key space)
 };
 
 enum class NodeOrder {
@@ -127,6 +148,12 @@ struct Profile {
   // flag then, and ignores weights of 1).
   bool weighted_only_above_one = false;
   PastLastPoint past_last = PastLastPoint::kWrap;
+  // The largest weight the program accepts (0: any the list allows); a
+  // larger one is refused by Ring::Build and by validation (CheckWeights).
+  uint32_t max_weight = 0;
+  // The program's own word for its weights, in refusals ("weight").
+  std::string_view weight_word = "weight";
+  PointsKnob knob = PointsKnob::kPointsPerNode;
 };
 
 // Options that select a peer's variant.
@@ -135,7 +162,10 @@ struct ProfileOptions {
   // CRC_HASH, FNV1_64_HASH, FNV1A_64_HASH, FNV1_32_HASH, FNV1A_32_HASH.
   std::string hash_algorithm;
   // Key hasher override (registry name), where the peer lets the user choose:
-  // libmemcached-ketama (MEMCACHED_BEHAVIOR_HASH), twemproxy (`hash:`).
+  // libmemcached-ketama (MEMCACHED_BEHAVIOR_HASH), twemproxy (`hash:`),
+  // haproxy (`hash-type consistent FUNCTION [avalanche]`: sdbm, djb2, wt6 or
+  // crc32, with _avalanche appended for the modifier; default
+  // sdbm_avalanche, what `hash-type consistent` alone selects).
   std::string hasher;
   // varnish: reconfigure(replicas=...), the points per unit of weight; 0 means
   // Varnish's default, 67. Refused by the other profiles.
@@ -179,6 +209,18 @@ struct HostPort {
   std::string_view port;
 };
 HostPort NginxHostPort(std::string_view server) noexcept;
+
+// HAProxy's server ids (cfgparse.c, check_config_validity): a node's NAME,
+// when given, is its `id` (a decimal 1..2^31-1); the others are numbered in
+// list order: a counter starts at 1 and moves past every server, and a server
+// without an id takes the first id at or above it that no server uses.
+// Throws std::invalid_argument for a NAME that is not such an id, an id used
+// twice, or two ids whose points would coincide (id x 4096 wraps at 2^32).
+std::vector<uint32_t> HaproxyServerIds(std::span<const Node> nodes);
+
+// Refuses (std::invalid_argument, one line) a weight above the profile's
+// max_weight. `who` names the node in the message ("" to leave it out).
+void CheckWeight(const Profile& p, uint32_t weight, std::string_view who);
 
 // The point-key prefix of a node ("host:port", "host", "/host:port", NAME or
 // label); point i hashes prefix + "-" + i.

@@ -266,6 +266,7 @@ void AdmitRing(const Profile& profile, std::span<const Node> nodes, bool weighte
     throw std::invalid_argument("a ring takes at most " + std::to_string(Ring::kMaxNodes) +
                                 " nodes (got " + std::to_string(nodes.size()) + ")");
   }
+  for (const Node& n : nodes) CheckWeight(profile, n.weight, "");
   const uint64_t points = RingPointCount(profile, nodes, weighted);
   if (points > Ring::kMaxPoints) {
     throw std::invalid_argument("ring would have " + std::to_string(points) +

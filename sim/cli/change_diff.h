@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// What a change of server list moves (`chsim diff`): the placement over an
+// old list and the placement over a new list, each built from scratch as a
+// program reloading its configuration builds it, compared over one key
+// space.
+//
+// Servers are matched across the two lists by label: a server is the same
+// server before and after when its label is (a rename is a removal and an
+// add). A unit (a key, or a value of the key-hash space) *moves* when the
+// labels of its server before and after differ. Three ways to count units:
+//   exact    every value of the key-hash space (2^32, or 2^15 for nginx-hash)
+//            through two rings' arcs, overlaid: the ring's own lookup at the
+//            start of each run of values whose owner is the same in both;
+//   keys     the lines of a key file, each hashed as the placement hashes keys;
+//   sampled  uniform 64-bit key hashes from a seed, for algorithms with no
+//            ring to overlay.
+// *Minimal* is the least any mapping must move to go from the shares before
+// to the shares after: sum over servers of max(0, share before - share
+// after), a removed server's share after being 0 (the same sum as
+// sum max(0, after - before): both shares sum to 1; MinimalMoves). No
+// mapping that ends with the new shares keeps more than min(before, after)
+// of a server's units, so moved >= minimal always.
+// *Minimal ideal* is the same sum over the weight shares: what a perfectly
+// balanced scheme moves for this change.
+//
+// Thread-safety: the functions are reentrant; each call owns its placements.
+#ifndef CHSIM_SIM_CLI_CHANGE_DIFF_H_
+#define CHSIM_SIM_CLI_CHANGE_DIFF_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chsim/algorithm.h"
+#include "chsim/hasher.h"
+#include "chsim/node.h"
+#include "chsim/ring.h"
+
+namespace chsim::sim {
+
+// One side of a diff: a peer profile's ring over `nodes`, or an algorithm
+// built over `nodes` (node ids = list positions) with its key hasher.
+struct Placement {
+  std::span<const Node> nodes;
+  const Ring* ring = nullptr;          // set for a profile
+  Algorithm* algorithm = nullptr;      // set for an algorithm (Assign: stateful ones)
+  const Hasher* key_hasher = nullptr;  // the algorithm's
+};
+
+enum class DiffMethod { kExact, kKeys, kSampled };
+std::string_view DiffMethodName(DiffMethod m) noexcept;  // "exact", "keys", "sampled"
+
+struct DiffMove {
+  size_t from = 0, to = 0;  // indexes into ChangeDiff::servers
+  uint64_t count = 0;
+};
+
+struct ChangeDiff {
+  DiffMethod method = DiffMethod::kExact;
+  uint64_t total = 0;  // units counted: hash values, key lines or sampled hashes
+  // Every label of either list: the old list's in order, then the labels only
+  // the new list has, in its order.
+  std::vector<std::string> servers;
+  std::vector<uint32_t> weight_old, weight_new;  // 0: not in that list
+  std::vector<uint64_t> count_old, count_new;    // units on the server before / after
+  // Units that moved, by (from, to), from != to; by count descending, then
+  // from and to ascending.
+  std::vector<DiffMove> moves;
+  uint64_t moved = 0;
+  uint64_t moved_between_survivors = 0;  // from and to both in both lists
+  double minimal = 0;                    // a fraction of total (see above)
+  double minimal_ideal = 0;              // the same over the weight shares
+};
+
+// Whether a placement has a ring whose arcs DiffExact can overlay: a profile,
+// or an algorithm that exposes its ring (StructureViews::ring) and is not
+// stateful.
+bool HasExactArcs(const Placement& p);
+
+// Exact over the key-hash space. REQUIRES: HasExactArcs of both, and the two
+// rings' key spaces equal (the same profile or algorithm).
+ChangeDiff DiffExact(const Placement& before, const Placement& after);
+
+// The lines of a key file ("-": stdin), each a unit. Throws UsageError for an
+// unreadable file (KeyLineReader's messages).
+ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::string& path);
+
+// `samples` uniform 64-bit key hashes, SplitMix64 from `seed`. REQUIRES: both
+// placements algorithms; samples >= 1.
+ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t samples,
+                       uint64_t seed);
+
+}  // namespace chsim::sim
+
+#endif  // CHSIM_SIM_CLI_CHANGE_DIFF_H_

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/cli/placement_options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+#include "sim/base/errors.h"
+
+namespace chsim::cli {
+namespace {
+
+// Parameters the profile options (AddProfileOptions) already declare.
+bool IsRingOption(std::string_view param) {
+  return param == "profile" || param == "hash_algorithm" || param == "hasher";
+}
+
+// The flag as messages name it, with its alias ("--points-per-node/--points").
+std::string FlagName(std::string_view param) {
+  return FlagOf(param) + (param == "points_per_node" ? "/--points" : "");
+}
+
+// The algorithm's parameters from the flags given.
+Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlags& a,
+                  const AlgorithmSpec& spec, const sim::ServerList& list) {
+  Params p;
+  p.weighted_list = list.weighted;
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) == 0) continue;
+    const ParamSpec& ps = *spec.FindParam(param);
+    try {  // the spec's message, naming the flag
+      const ParamValue v = ps.Parse(text, list.nodes.size());
+      ps.Check(spec.name, v);
+      p.Set(param, v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError(FlagName(param) + ": " + e.what());
+    }
+  }
+  const std::pair<const char*, const std::string*> ring_options[] = {
+      {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
+  for (const auto& [param, value] : ring_options) {
+    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string FlagOf(std::string_view param) {
+  std::string flag = "--" + std::string(param);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+void AddProfileOptions(CLI::App* cmd, RingOptions& o) {
+  cmd->add_option("--profile", o.profile, "compatibility profile (chsim list)")
+      ->capture_default_str();
+  cmd->add_option("--hash-algorithm", o.hash_algorithm,
+                  "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
+  cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
+  cmd->add_option("--points-per-weight", o.replicas,
+                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+}
+
+void AddServersFormatOption(CLI::App* cmd, RingOptions& o) {
+  cmd->add_option("--servers-format", o.servers_format,
+                  "how to read the server files: " + sim::ServerFormatNames() +
+                      " (default: by the extension: .conf nginx, .cfg haproxy, .vcl varnish, "
+                      ".yaml/.yml/.json envoy, else list); FILE:BLOCK names a block "
+                      "(docs/proxies.md)");
+}
+
+sim::ServerSource LoadServerSource(const std::string& spec, const RingOptions& o) {
+  sim::ServerSource src = sim::LoadServers(spec, o.servers_format);
+  const std::string notes = sim::ServerSourceNotes(src);
+  if (!notes.empty()) std::fputs(notes.c_str(), stderr);
+  return src;
+}
+
+RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::ServerSource& src) {
+  RingOptions r = o;
+  if (cmd->count("--profile") > 0 || src.format == sim::ServerFormat::kList) return r;
+  if (src.profile.empty()) {
+    throw sim::UsageError(src.path + ":" + src.block + ": " + src.why_no_profile +
+                          "; name a --profile to map it anyway");
+  }
+  r.profile = src.profile;
+  if (cmd->count("--hasher") == 0) r.hasher = src.options.hasher;
+  if (cmd->count("--points-per-weight") == 0) r.replicas = src.options.replicas;
+  return r;
+}
+
+Profile ProfileFromOptions(const RingOptions& o) {
+  try {
+    return MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+}
+
+Ring BuildRing(const Profile& p, const sim::ServerList& list, const std::string& where) {
+  try {
+    return Ring::Build(p, list.nodes, list.weighted);
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(where + ": " + e.what());
+  }
+}
+
+void AddAlgorithmFlags(CLI::App* cmd, AlgorithmFlags& a) {
+  cmd->add_option("--algorithm", a.name,
+                  "an algorithm of chsim list instead of a peer profile; keys are hashed with "
+                  "--key-hasher, else --hasher, else the algorithm's default");
+  for (const auto& [param, text] : ParamHelp(AllAlgorithms(), "")) {
+    if (IsRingOption(param)) continue;
+    std::string names = FlagOf(param) + (param == "points_per_node" ? ",--points" : "");
+    cmd->add_option(names, a.given[param], text + ")");
+  }
+}
+
+void CheckOptionMix(const CLI::App* cmd, const AlgorithmFlags& a) {
+  if (a.name.empty()) {
+    for (const auto& [param, text] : a.given) {
+      if (cmd->count(FlagOf(param)) > 0) {
+        throw sim::UsageError(FlagName(param) + " needs --algorithm NAME (see chsim list)");
+      }
+    }
+    return;
+  }
+  if (cmd->count("--points-per-weight") > 0) {
+    throw sim::UsageError(
+        "--points-per-weight selects the varnish profile's points; it cannot be "
+        "combined with --algorithm " +
+        a.name + " (use --profile varnish)");
+  }
+  const AlgorithmSpec& spec = GetAlgorithm(a.name);
+  for (const char* param : {"profile", "hash_algorithm"}) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagOf(param) +
+                            " selects a peer profile; it cannot be combined with --algorithm " +
+                            a.name + " (use --algorithm ketama)");
+    }
+  }
+  for (const auto& [param, text] : a.given) {
+    if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
+      throw sim::UsageError(FlagName(param) + ": " + a.name + " has no parameter '" + param +
+                            "' (chsim list)");
+    }
+  }
+}
+
+BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlags& a,
+                              const sim::ServerList& list, const std::string& where) {
+  BuiltAlgorithm b;
+  try {
+    const AlgorithmSpec& spec = GetAlgorithm(a.name);
+    const Params given = FlagParams(cmd, o, a, spec, list);
+    const Params resolved = spec.Resolve(given);
+    std::string_view key_hasher = spec.KeyHasher(resolved);
+    if (!given.Has("key_hasher") && cmd->count("--hasher") > 0) key_hasher = o.hasher;
+    b.key_hasher = &GetHasher(key_hasher);
+    b.algorithm = spec.Make(list.nodes, given);
+  } catch (const Unsupported& e) {
+    throw sim::UsageError(where + ": " + e.what());
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(e.what());
+  }
+  return b;
+}
+
+}  // namespace chsim::cli

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// The readers behind LoadServers (server_config.h), one per program, and
+// what they share. Private to sim/scenario.
+#ifndef CHSIM_SIM_SCENARIO_SERVER_CONFIG_INTERNAL_H_
+#define CHSIM_SIM_SCENARIO_SERVER_CONFIG_INTERNAL_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/scenario/server_config.h"
+
+namespace chsim::sim::internal {
+
+// Each reader takes the file's text, its path and the BLOCK asked for (""
+// when none was: the file's only block), and fills a ServerSource.
+ServerSource ReadNginx(std::string_view text, const std::string& path, const std::string& block);
+ServerSource ReadHaproxy(std::string_view text, const std::string& path, const std::string& block);
+ServerSource ReadVarnish(std::string_view text, const std::string& path, const std::string& block);
+ServerSource ReadEnvoy(std::string_view text, const std::string& path, const std::string& block);
+
+// The index of the block called `wanted` among `names` (the blocks of `kind`
+// in file order), or of the only one when `wanted` is empty. Throws
+// UsageError naming the file and the blocks there are.
+size_t PickBlock(const std::vector<std::string>& names, const std::string& wanted,
+                 const std::string& path, std::string_view kind);
+
+// A decimal integer in [lo, hi] (leading zeros allowed); false otherwise.
+bool ParseDecimal(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out);
+
+// Adds a directive name to `ignored` once.
+void Ignore(ServerSource& s, std::string_view directive);
+
+// Appends a server, refusing a label the list has already ("FILE:LINE:").
+// `lines` maps labels to the lines they were read from.
+void AddServer(ServerSource& s, Node node, size_t line,
+               std::unordered_map<std::string, size_t>& lines);
+
+// The list is complete: refuses an empty one ("FILE: BLOCK has no servers ...").
+void FinishList(ServerSource& s, std::string_view kind);
+
+}  // namespace chsim::sim::internal
+
+#endif  // CHSIM_SIM_SCENARIO_SERVER_CONFIG_INTERNAL_H_

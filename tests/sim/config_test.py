@@ -1,0 +1,271 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Server lists read from proxies' configurations (--servers FILE[:BLOCK]): what they refuse,
+what they ignore, and that every command reads them alike.
+
+Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands, tune.
+
+- bad_input: a malformed block, a server the program itself refuses (a port out of range, a
+  weight it does not take, an HAProxy id used twice, an unknown hash function) is one line on
+  stderr naming FILE:LINE, exit 2; a scenario naming the file is refused alike by validate and
+  run.
+- ignored: directives that do not change the mapping are named once on stderr, and the
+  mapping is the one of the servers alone.
+- commands: locate, ring, diff and run read a configuration as the server list it holds.
+- tune: answers in the program's own setting (nginx: a multiple of every weight, its
+  candidates multiples of 160; Varnish: replicas), a configuration tuned with its own profile
+  and replicas, and nginx-hash (no points) refused.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+CHSIM, SOURCE = sys.argv[1], sys.argv[2]
+KEYS = os.path.join(SOURCE, "tests", "algorithms", "data", "keys.txt")
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(args, expect=0):
+    p = subprocess.run([CHSIM] + args, capture_output=True, text=True, timeout=300)
+    if p.returncode != expect:
+        fail(f"chsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n{p.stderr}")
+    return p
+
+
+def write(tmp, name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def nginx(body, name="u"):
+    return f"http {{\n  upstream {name} {{\n{body}\n  }}\n}}\n"
+
+
+def vcl(init):
+    return ("vcl 4.1;\nimport directors;\nbackend b1 { .host = \"127.0.0.1\"; }\n"
+            "backend b2 { .host = \"127.0.0.1\"; }\nsub vcl_init {\n  new d = directors.shard();\n"
+            + init + "\n}\n")
+
+
+def haproxy(body):
+    return ("defaults\n  mode http\nbackend be\n  balance hdr(X-Key)\n  hash-type consistent\n"
+            + body + "\n")
+
+
+def envoy(endpoints, policy="lb_policy: RING_HASH", name="c"):
+    return ("static_resources:\n  clusters:\n  - name: " + name + "\n    " + policy + "\n"
+            "    load_assignment:\n      cluster_name: " + name + "\n      endpoints:\n"
+            "      - lb_endpoints:\n" + endpoints)
+
+
+def endpoint(addr, port, extra=""):
+    return ("        - endpoint:\n            address:\n              socket_address:\n"
+            f"                address: {addr}\n                port_value: {port}\n" + extra)
+
+
+# (file name, text, where the error points, words it must hold)
+BAD = [
+    ("w0.conf", nginx("    hash $k consistent;\n    server 10.0.0.1:80 weight=0;"), ":4:",
+     "invalid parameter 'weight=0'"),
+    ("port.conf", nginx("    hash $k consistent;\n    server 10.0.0.1:70000;"), ":4:",
+     "invalid port"),
+    ("port0.conf", nginx("    hash $k;\n    server 10.0.0.1:0;"), ":4:", "invalid port"),
+    ("backup.conf", nginx("    hash $k consistent;\n    server a:1;\n    server b:1 backup;"),
+     ":5:", "does not support parameter \"backup\""),
+    ("param.conf", nginx("    hash $k consistent;\n    server a:1 foo=3;"), ":4:",
+     "invalid parameter 'foo=3'"),
+    ("flag.conf", nginx("    hash $k consistant;\n    server a:1;"), ":3:",
+     "accepted: consistent"),
+    ("nohost.conf", nginx("    hash $k consistent;\n    server :80;"), ":4:", "no host"),
+    ("twice.conf", nginx("    hash $k consistent;\n    server a:1;\n    server a:1;"), ":5:",
+     "first on line 4"),
+    ("brace.conf", "http {\n  upstream u {\n    server a:1;\n", ":4:", "unexpected end of file"),
+    ("semi.conf", nginx("    hash $k consistent;\n    server a:1"), ":5:",
+     "unexpected \"}\""),
+    ("alldown.conf", nginx("    hash $k consistent;\n    server a:1 down;"), ":",
+     "no servers that take keys"),
+    ("rr.conf", nginx("    server a:1;\n    server b:1;"), ":",
+     "balances round robin"),
+    ("undeclared.vcl", vcl("  d.add_backend(b9);"), ":7:", "'b9' is not declared"),
+    ("replicas.vcl", vcl("  d.add_backend(b1);\n  d.reconfigure(replicas=0);"), ":8:",
+     "invalid replicas"),
+    ("weight.vcl", vcl("  d.add_backend(b1, weight=heavy);"), ":7:", "expected a number"),
+    ("string.vcl", vcl('  d.add_backend(b1, ident="x);'), ":7:", "unterminated string"),
+    ("empty.vcl", vcl("  d.add_backend(b1);\n  d.clear();"), ":",
+     "no servers that take keys"),
+    ("w257.cfg", haproxy("  server s1 10.0.0.1:80 weight 257"), ":6:",
+     "not within 0 and 256 (257)"),
+    ("ids.cfg", haproxy("  server s1 10.0.0.1:80 id 3\n  server s2 10.0.0.2:80 id 3"), ":7:",
+     "custom id 3 already used at line 6"),
+    ("id0.cfg", haproxy("  server s1 10.0.0.1:80 id 0"), ":6:", "custom id has to be"),
+    ("hport.cfg", haproxy("  server s1 10.0.0.1:70000"), ":6:", "invalid port '70000'"),
+    ("hfn.cfg", haproxy("  hash-type consistent md5\n  server s1 10.0.0.1:80"), ":6:",
+     "only supports 'sdbm', 'djb2', 'crc32', or 'wt6'"),
+    ("hname.cfg", haproxy("  server s1 10.0.0.1:80\n  server s1 10.0.0.2:80"), ":7:",
+     "first on line 6"),
+    ("w0.yaml", envoy(endpoint("10.0.0.1", 80, "          load_balancing_weight: 0\n")), ":14:",
+     "load_balancing_weight: found '0'"),
+    ("port.yaml", envoy(endpoint("10.0.0.1", 70000)), ":13:", "port_value: found '70000'"),
+    ("sizes.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                         " {minimum_ring_size: 4096, maximum_ring_size: 1024}"), ":5:",
+     "minimum_ring_size (4096) > maximum_ring_size (1024)"),
+    ("big.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                       " {minimum_ring_size: 9000000}"), ":5:", "accepted: an integer 1..8388608"),
+    ("fn.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                      " {hash_function: MD5}"), ":5:", "accepted: XX_HASH, MURMUR_HASH_2"),
+    ("prime.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: MAGLEV\n    maglev_lb_config:"
+                         " {table_size: 65536}"), ":5:", "not a prime"),
+    ("dup.yaml", envoy(endpoint("10.0.0.1", 80) + endpoint("10.0.0.1", 80)), ":14:",
+     "first on line 9"),
+    ("syntax.yaml", "static_resources:\n  clusters: [\n", ":3:", "end of"),
+    ("rr.yaml", envoy(endpoint("10.0.0.1", 80), "lb_policy: ROUND_ROBIN"), ":",
+     "lb_policy ROUND_ROBIN"),
+]
+
+
+def test_bad_input(tmp):
+    for name, text, where, words in BAD:
+        path = write(tmp, name, text)
+        for cmd in (["locate", "--servers", path, KEYS], ["ring", "--servers", path]):
+            err = run(cmd, expect=2).stderr.strip().splitlines()
+            if len(err) != 1 or words not in err[0] or (name + where) not in err[0]:
+                fail(f"{name}: expected one line naming {name}{where} with {words!r}, got {err}")
+    good = write(tmp, "good.txt", "10.0.0.1:11211\n")
+    for args, words in (
+            (["--servers", good, "--servers-format", "apache"], "accepted: list, nginx"),
+            (["--servers", good + ":u"], "a server list has no blocks"),
+            (["--servers", write(tmp, "two.conf", nginx("server a:1;", "x") +
+                                 nginx("server a:1;", "y"))], "2 upstreams (x, y)"),
+            (["--servers", os.path.join(tmp, "two.conf") + ":z"], "no upstream 'z'; found x, y")):
+        err = run(["locate"] + args + [KEYS], expect=2).stderr.strip().splitlines()
+        if len(err) != 1 or words not in err[0]:
+            fail(f"locate {args}: expected one line with {words!r}, got {err}")
+    # A scenario naming a configuration: validate refuses what run refuses, in the same words.
+    scenario = write(tmp, "s.json", json.dumps({
+        "schema_version": 1, "name": "cfg", "seed": 1, "trials": 1,
+        "nodes": {"file": "w257.cfg:be"}, "algorithms": [{"algorithm": "ring"}],
+        "workload": {"type": "uniform", "keys": 1000}, "metrics": ["balance"]}))
+    v = run(["validate", scenario], expect=2).stderr.strip().splitlines()
+    r = run(["run", scenario, "-q", "-o", os.path.join(tmp, "out.json")],
+            expect=2).stderr.strip().splitlines()
+    if v[0] != r[0] or len(r) != 1 or "/nodes/file" not in r[0] or "w257.cfg:6:" not in r[0]:
+        fail(f"validate and run differ on a bad configuration: {v} vs {r}")
+
+
+def test_ignored(tmp):
+    conf = write(tmp, "ig.conf", nginx(
+        "    keepalive 8;\n    hash $arg_k consistent;\n    keepalive 16;\n    zone u 64k;\n"
+        "    server 10.0.0.1:80 weight=2 max_fails=3;\n    server 10.0.0.2:80 max_fails=1;\n"
+        "    server 10.0.0.3:80 down;"))
+    p = run(["locate", "--servers", conf, KEYS])
+    lines = p.stderr.strip().splitlines()
+    ignored = [l for l in lines if "ignored" in l]
+    if len(ignored) != 1 or ignored[0].count("keepalive") != 1 or "zone" not in ignored[0] \
+            or ignored[0].count("max_fails") != 1:
+        fail(f"each ignored directive once, on one line: {lines}")
+    if not any("10.0.0.3:80" in l and "down" in l for l in lines):
+        fail(f"the server marked down is not named: {lines}")
+    plain = write(tmp, "plain.txt", "10.0.0.1:80 2\n10.0.0.2:80 1\n")
+    q = run(["locate", "--servers", plain, "--profile", "nginx", KEYS])
+    if p.stdout != q.stdout:
+        fail("the upstream maps keys unlike its servers written as a list")
+
+
+def test_commands(tmp):
+    old = write(tmp, "old.vcl", vcl('  d.add_backend(b1);\n  d.add_backend(b2, weight=2);\n'
+                                    '  d.reconfigure(replicas=40);'))
+    new = write(tmp, "new.vcl", vcl('  d.add_backend(b1);\n  d.reconfigure(replicas=40);'))
+    listed = write(tmp, "old.txt", "b1 1\nb2 2\n")
+    ring = run(["ring", "--servers", old]).stdout
+    if ring != run(["ring", "--servers", listed, "--profile", "varnish",
+                    "--points-per-weight", "40"]).stdout or ring.count("\n") != 120:
+        fail("the VCL's ring is not 40 points per weight over b1, b2 (weight 2)")
+    doc = json.loads(run(["diff", "--servers", old, "--servers-new", new, "--json"]).stdout)
+    if doc["request"]["old"]["format"] != "varnish" or doc["request"]["name"] != "varnish":
+        fail(f"diff does not name the format and profile it read: {doc['request']}")
+    b2 = [s for s in doc["servers"] if s["server"] == "b2"][0]
+    if abs(doc["moved"] - b2["share_old"]) > 1e-12 or doc["excess"] != 0:
+        fail("removing b2 from the director moves more than its share")
+    # HAProxy numbers servers without `id` in file order: removing s2 renumbers s3 and s4, whose
+    # points all move; with ids spelled out only s2's keys move.
+    body = "".join(f"  server s{i} 10.0.0.{i}:80{{}}\n" for i in range(1, 5))
+    for ids, survivors in ((False, True), (True, False)):
+        lines = [l.format(f" id {i + 1}" if ids else "") for i, l in enumerate(body.splitlines())]
+        old = write(tmp, "o.cfg", haproxy("\n".join(lines)))
+        new = write(tmp, "n.cfg", haproxy("\n".join(l for l in lines if " s2 " not in l)))
+        doc = json.loads(run(["diff", "--servers", old, "--servers-new", new, "--json"]).stdout)
+        if (doc["moved_between_survivors"] > 0.1) != survivors or doc["request"]["name"] != "haproxy":
+            fail(f"haproxy ids={ids}: moved between survivors {doc['moved_between_survivors']}")
+    # Envoy, in YAML and in JSON alike: labels address:port, weights, a hash_key as NAME,
+    # priority 1 and unhealthy endpoints left out.
+    eps = (endpoint("10.0.0.1", 80, "          load_balancing_weight: 3\n") +
+           endpoint("::1", 8080) +
+           endpoint("10.0.0.3", 80, "          health_status: UNHEALTHY\n") +
+           endpoint("10.0.0.4", 80, "          metadata: {filter_metadata: {envoy.lb: "
+                    "{hash_key: \"h4\"}}}\n") +
+           "      - priority: 1\n        lb_endpoints:\n" + endpoint("10.0.0.5", 80))
+    yml = write(tmp, "e.yaml", envoy(eps))
+    p = run(["ring", "--servers", yml, "--profile", "twemproxy"])
+    want = run(["ring", "--servers", write(tmp, "e.txt", "10.0.0.1:80 3\n[::1]:8080 1\n"
+                                           "10.0.0.4:80 1 h4\n"), "--profile", "twemproxy"])
+    if p.stdout != want.stdout or "UNHEALTHY" not in p.stderr or "priority 1" not in p.stderr:
+        fail(f"the Envoy cluster is not its healthy priority-0 endpoints: {p.stderr}")
+    import yaml
+    js = write(tmp, "e.json", json.dumps(yaml.safe_load(open(yml))))
+    if run(["ring", "--servers", js, "--profile", "twemproxy"]).stdout != want.stdout:
+        fail("the same cluster in JSON reads otherwise")
+    # The configuration's profile unless --profile says otherwise; one the block does not imply.
+    rr = write(tmp, "rr.conf", nginx("    server a:1;\n    server b:1;"))
+    run(["locate", "--servers", rr, "--profile", "nginx", KEYS])
+    cross = run(["diff", "--servers", old, "--servers-new", new, "--profile", "nginx"]).stdout
+    if "profile nginx" not in cross:
+        fail(f"--profile does not override the configuration's: {cross[:200]}")
+
+
+def tune(tmp, args):
+    out = os.path.join(tmp, "t.json")
+    run(["tune", *args, "--quiet", "--threads", "2", "--draws", "40", "--json", out])
+    run(["validate", "--results", out])
+    with open(out) as f:
+        return json.load(f)
+
+
+def test_tune(tmp):
+    doc = tune(tmp, ["--nodes", "20", "--profile", "nginx", "--max-over-mean", "1.3"])
+    a = doc["answer"]
+    if not a["met"] or a["value"] % 160 or a["setting"] != (
+            f"every weight x {a['value'] // 160}, at 160 points per unit of weight"):
+        fail(f"nginx: the answer is not a multiple of every weight: {a['value']}, {a.get('setting')}")
+    if any(e["points_per_node"] % 160 for e in doc["estimates"] if e["method"] == "exact"):
+        fail("nginx: an exact candidate is not a multiple of 160 points")
+    if a["setting"] not in a["summary"]:
+        fail(f"the summary does not give the setting: {a['summary']}")
+    conf = write(tmp, "t.vcl", vcl('  d.add_backend(b1);\n  d.add_backend(b2, weight=3);\n'
+                                   '  d.reconfigure(replicas=20);'))
+    doc = tune(tmp, ["--servers", conf, "--max-over-mean", "1.05"])
+    a = doc["answer"]
+    if doc["request"]["profile"] != "varnish" or doc["answer"]["current"]["points_per_node"] != 20:
+        fail(f"the VCL is not tuned as varnish at its replicas 20: {doc['request']}, {a['current']}")
+    if a["met"] and a["setting"] != f"replicas={a['value']}":
+        fail(f"varnish: the answer is not in replicas: {a}")
+    err = run(["tune", "--nodes", "10", "--profile", "nginx-hash", "--max-over-mean", "1.1"],
+              expect=2).stderr.strip().splitlines()
+    if len(err) != 1 or "no points to add" not in err[0]:
+        fail(f"nginx-hash is not refused in one line: {err}")
+
+
+if __name__ == "__main__":
+    test = globals().get("test_" + sys.argv[3])
+    if test is None:
+        fail("unknown test " + sys.argv[3])
+    with tempfile.TemporaryDirectory(prefix="chsim_config_") as tmp:
+        test(tmp)
+    print("ok")

@@ -1,0 +1,336 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""`chsim diff` against computations of its own: what moves between two server lists.
+
+Usage: diff_test.py CHSIM SOURCE_DIR TEST, TEST one of: keys, exact, modulo, changes, json,
+bad_input. Each exits non-zero with a message saying what differed.
+
+- keys: the key-file answer equals what this script counts from two `chsim locate` runs (moved
+  keys, the from -> to table, each server's count), and `minimal` equals its own
+  sum over servers of max(0, share before - share after).
+- exact: the exact answer over 2^32 key hashes equals an overlay this script computes from
+  `chsim ring`'s points (first point >= hash, wrapping for nginx, no wrap for varnish).
+- modulo: nginx-hash's key space is 2^15 values of (crc32 >> 16) & 0x7fff; one key forged
+  for each value makes the key-file answer and the exact one count the same units.
+- changes: adds, removals, reweights, renames and reorders give what the rules say (a ring
+  moves nothing on a reorder; a modulo does; a rename moves the renamed server's keys).
+- json: --json validates against results/diff-schema.json (jsonschema and chsim validate
+  --results) and holds the same figures as the tables.
+- bad_input: one line, exit 2.
+"""
+import bisect
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+
+CHSIM, SOURCE = sys.argv[1], sys.argv[2]
+GOLDEN = os.path.join(SOURCE, "tests", "compat", "golden-proxies")
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(args, expect=0):
+    p = subprocess.run([CHSIM] + args, capture_output=True, timeout=300)
+    if p.returncode != expect:
+        fail(f"chsim {' '.join(args)}: exit {p.returncode}, expected {expect}\n"
+             f"{p.stderr.decode(errors='replace')}")
+    return p
+
+
+def write(tmp, name, lines):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write("".join(line + "\n" for line in lines))
+    return path
+
+
+def diff_json(old, new, args, keys=None):
+    p = run(["diff", "--servers", old, "--servers-new", new, "--json"] + args +
+            ([keys] if keys else []))
+    return json.loads(p.stdout)
+
+
+def minimal_of(before, after):
+    """sum over servers of max(0, share before - share after); absent = 0."""
+    total = sum(before.values())
+    return sum(max(0, before.get(s, 0) - after.get(s, 0)) for s in before) / total
+
+
+def check_against_counts(doc, before, after, moves, what, tol=1e-12):
+    """doc's figures equal the counts: before/after {server: units}, moves {(from, to): n}."""
+    total = sum(before.values())
+    if doc["total"] != total:
+        fail(f"{what}: total {doc['total']}, counted {total}")
+    got = {(m["from"], m["to"]): m["count"] for m in doc["moves"]}
+    if got != moves:
+        wrong = sorted(set(got.items()) ^ set(moves.items()))[:6]
+        fail(f"{what}: the from -> to table differs from the count: {wrong}")
+    for s in doc["servers"]:
+        if (s["count_old"], s["count_new"]) != (before.get(s["server"], 0),
+                                                after.get(s["server"], 0)):
+            fail(f"{what}: {s['server']} counts {s['count_old']}, {s['count_new']}, counted "
+                 f"{before.get(s['server'], 0)}, {after.get(s['server'], 0)}")
+    moved = sum(moves.values()) / total
+    if abs(doc["moved"] - moved) > tol:
+        fail(f"{what}: moved {doc['moved']}, counted {moved}")
+    if abs(doc["minimal"] - minimal_of(before, after)) > tol:
+        fail(f"{what}: minimal {doc['minimal']}, computed {minimal_of(before, after)}")
+    if doc["moved"] < doc["minimal"] - tol:
+        fail(f"{what}: moved {doc['moved']} below minimal {doc['minimal']}")
+
+
+def locate(servers, args, keys):
+    p = run(["locate", "--servers", servers] + args + [keys])
+    return [line.split(b"\t")[-1].decode() for line in p.stdout.split(b"\n")[:-1]]
+
+
+def tally(owners_before, owners_after):
+    before, after, moves = {}, {}, {}
+    for a, b in zip(owners_before, owners_after):
+        before[a] = before.get(a, 0) + 1
+        after[b] = after.get(b, 0) + 1
+        if a != b:
+            moves[a, b] = moves.get((a, b), 0) + 1
+    return before, after, moves
+
+
+def lists(tmp):
+    """(old, new) pairs of the proxy goldens' lists, each change of its kind."""
+    ngx = [line.strip() for line in open(os.path.join(GOLDEN, "lists", "ngx5.txt"))]
+    vn = [line.strip() for line in open(os.path.join(GOLDEN, "lists", "vnshapes.txt"))]
+    old = write(tmp, "ngx.txt", ngx)
+    vold = write(tmp, "vn.txt", vn)
+    return {
+        "remove": (old, write(tmp, "ngx-remove.txt", ngx[:2] + ngx[3:])),
+        "add": (old, write(tmp, "ngx-add.txt", ngx + ["10.1.1.1:80 2"])),
+        "reweight": (old, write(tmp, "ngx-reweight.txt",
+                                [ngx[0].replace(" 1", " 4")] + ngx[1:])),
+        "rename": (old, write(tmp, "ngx-rename.txt", ["127.0.0.9:18401 1"] + ngx[1:])),
+        "reorder": (old, write(tmp, "ngx-reorder.txt", ngx[::-1])),
+        "varnish-remove": (vold, write(tmp, "vn-remove.txt", vn[1:])),
+        "varnish-reweight": (vold, write(tmp, "vn-reweight.txt",
+                                         [vn[0].replace(" 3", " 1")] + vn[1:])),
+    }
+
+
+def keys_file(tmp):
+    keys = [line.split(b"\t")[0]
+            for line in open(os.path.join(GOLDEN, "map", "varnish", "vnshapes.tsv"), "rb")]
+    path = os.path.join(tmp, "keys.txt")
+    with open(path, "wb") as f:
+        f.write(b"".join(k + b"\n" for k in keys))
+    return path
+
+
+def test_keys(tmp):
+    keys = keys_file(tmp)
+    cases = [(k, ["--profile", p]) for k, (p) in
+             [("remove", "nginx"), ("add", "nginx-hash"), ("reweight", "nginx"),
+              ("rename", "nginx"), ("reorder", "nginx-hash"), ("varnish-remove", "varnish"),
+              ("varnish-reweight", "varnish")]]
+    cases += [("remove", ["--algorithm", "maglev"]), ("add", ["--algorithm", "rendezvous"]),
+              ("reweight", ["--algorithm", "ketama", "--profile", "libmemcached"])]
+    pairs = lists(tmp)
+    for change, args in cases:
+        old, new = pairs[change]
+        doc = diff_json(old, new, args, keys)
+        if doc["method"] != "keys":
+            fail(f"{change} {args}: method {doc['method']} with a key file")
+        counted = tally(locate(old, args, keys), locate(new, args, keys))
+        check_against_counts(doc, *counted, f"{change} {args}")
+
+
+def ring_points(servers, args):
+    p = run(["ring", "--servers", servers] + args)
+    rows = [line.split(b"\t") for line in p.stdout.split(b"\n")[:-1]]
+    return [int(r[0]) for r in rows], [r[1].decode() for r in rows]
+
+
+def overlay(side_a, side_b, wrap):
+    """Counts of 2^32 hashes by owner before/after and (from, to), from the rings' points:
+    the owner of h is the first entry with point >= h (the first listed of equal points);
+    past the last point, the first entry's (wrap) or the last entry's (varnish)."""
+    def owner(side, h):
+        points, owners = side
+        i = bisect.bisect_left(points, h)
+        return owners[i] if i < len(points) else owners[0 if wrap else -1]
+    cuts = sorted({0} | {p for s in (side_a, side_b) for p in s[0]} |
+                  {p + 1 for s in (side_a, side_b) for p in s[0] if p < 2**32 - 1})
+    before, after, moves = {}, {}, {}
+    for i, c in enumerate(cuts):
+        n = (cuts[i + 1] if i + 1 < len(cuts) else 2**32) - c
+        a, b = owner(side_a, c), owner(side_b, c)
+        before[a] = before.get(a, 0) + n
+        after[b] = after.get(b, 0) + n
+        if a != b:
+            moves[a, b] = moves.get((a, b), 0) + n
+    return before, after, moves
+
+
+def test_exact(tmp):
+    pairs = lists(tmp)
+    for change, profile in [("remove", "nginx"), ("add", "nginx"), ("reweight", "nginx"),
+                            ("rename", "nginx"), ("varnish-remove", "varnish"),
+                            ("varnish-reweight", "varnish"), ("remove", "haproxy"),
+                            ("reweight", "haproxy")]:
+        old, new = pairs[change]
+        args = ["--profile", profile]
+        doc = diff_json(old, new, args)
+        if doc["method"] != "exact" or doc["units"] != "key hashes":
+            fail(f"{change}: method {doc['method']} without a key file")
+        counted = overlay(ring_points(old, args), ring_points(new, args), profile != "varnish")
+        check_against_counts(doc, *counted, f"exact {change} {profile}")
+    # An algorithm that exposes its ring: ketama over libmemcached's rules.
+    old, new = pairs["reweight"]
+    doc = diff_json(old, new, ["--algorithm", "ketama", "--profile", "libmemcached"])
+    args = ["--profile", "libmemcached"]
+    counted = overlay(ring_points(old, args), ring_points(new, args), True)
+    if doc["method"] != "exact":
+        fail(f"ketama: method {doc['method']}, expected exact over its ring")
+    check_against_counts(doc, *counted, "exact reweight ketama libmemcached")
+
+
+def crc_table():
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ (0xEDB88320 if c & 1 else 0)
+        table.append(c)
+    return table
+
+
+CRC_TABLE = crc_table()
+
+
+def forge_crc32(prefix, target):
+    """prefix + 4 bytes whose zlib.crc32 is target (CRC-32 is linear)."""
+    table = CRC_TABLE
+    by_top = {c >> 24: i for i, c in enumerate(table)}
+    t, idx = target ^ 0xFFFFFFFF, []
+    for _ in range(4):
+        i = by_top[t >> 24]
+        idx.append(i)
+        t = ((t ^ table[i]) << 8) & 0xFFFFFFFF
+    s, tail = zlib.crc32(prefix) ^ 0xFFFFFFFF, bytearray()
+    for i in reversed(idx):
+        b = (s ^ i) & 0xFF
+        tail.append(b)
+        s = (s >> 8) ^ table[(s ^ b) & 0xFF]
+    return prefix + bytes(tail)
+
+
+def test_modulo(tmp):
+    """Every 15-bit value once: the key file and the exact answer count the same."""
+    path = os.path.join(tmp, "all15.txt")
+    with open(path, "wb") as f:
+        for v in range(1 << 15):
+            for n in range(100):
+                k = forge_crc32(b"v%d-%d-" % (v, n), v << 16)
+                if b"\n" not in k:
+                    break
+            assert (zlib.crc32(k) >> 16) & 0x7FFF == v
+            f.write(k + b"\n")
+    pairs = lists(tmp)
+    for change in ("remove", "add", "reorder", "reweight"):
+        old, new = pairs[change]
+        exact = diff_json(old, new, ["--profile", "nginx-hash"])
+        keyed = diff_json(old, new, ["--profile", "nginx-hash"], path)
+        if exact["total"] != 1 << 15 or exact["method"] != "exact":
+            fail(f"nginx-hash {change}: exact over {exact['total']} values, expected 2^15")
+        for field in ("moves", "servers", "moved", "minimal", "minimal_ideal"):
+            if exact[field] != keyed[field]:
+                fail(f"nginx-hash {change}: {field} differs between exact and every value: "
+                     f"{exact[field]} vs {keyed[field]}")
+
+
+def test_changes(tmp):
+    pairs = lists(tmp)
+    ring = ["--profile", "nginx"]
+    rm = diff_json(*pairs["remove"], ring)
+    removed = [s for s in rm["servers"] if s["weight_new"] is None]
+    if len(removed) != 1 or abs(rm["moved"] - removed[0]["share_old"]) > 1e-12:
+        fail(f"remove: a ring moves exactly the removed server's share: {rm['moved']}")
+    if rm["moved_between_survivors"] != 0 or rm["excess"] != 0:
+        fail(f"remove: keys moved between survivors: {rm['moved_between_survivors']}")
+    if abs(rm["minimal_ideal"] - 2 / 6) > 1e-12:
+        fail(f"remove: minimal_ideal {rm['minimal_ideal']}, expected 2/6 (weight 2 of 6)")
+    if diff_json(*pairs["reorder"], ring)["moved"] != 0:
+        fail("reorder: the nginx ring depends only on the server texts; nothing may move")
+    if diff_json(*pairs["reorder"], ["--profile", "nginx-hash"])["moved"] == 0:
+        fail("reorder: nginx-hash walks the weights in list order; keys must move")
+    rn = diff_json(*pairs["rename"], ring)
+    renamed = [s for s in rn["servers"] if s["server"] == "127.0.0.1:18401"][0]
+    if rn["minimal"] < renamed["share_old"] - 1e-12:
+        fail("rename: a renamed server is another server; its share must move")
+    add = diff_json(*pairs["add"], ring)
+    added = [s for s in add["servers"] if s["weight_old"] is None]
+    if abs(add["moved"] - added[0]["share_new"]) > 1e-12 or add["moved_between_survivors"]:
+        fail(f"add: a ring moves exactly the added server's share: {add['moved']}")
+    for name, (old, new) in pairs.items():  # a list against itself moves nothing
+        same = diff_json(old, old, ["--algorithm", "maglev"])
+        if same["moved"] != 0 or same["moves"] or same["method"] != "sampled":
+            fail(f"{name}: maglev over one list twice moved {same['moved']}")
+
+
+def test_json(tmp):
+    import jsonschema
+    with open(os.path.join(SOURCE, "results", "diff-schema.json")) as f:
+        schema = json.load(f)
+    jsonschema.Draft7Validator.check_schema(schema)
+    pairs = lists(tmp)
+    keys = keys_file(tmp)
+    for args, k in ((["--profile", "nginx"], None), (["--algorithm", "rendezvous"], None),
+                    (["--profile", "varnish"], keys)):
+        old, new = pairs["add"] if "varnish" not in args else pairs["varnish-remove"]
+        doc = diff_json(old, new, args, k)
+        jsonschema.validate(doc, schema)
+        path = os.path.join(tmp, "d.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        run(["validate", "--results", path])
+        text = run(["diff", "--servers", old, "--servers-new", new] + args +
+                   ([k] if k else [])).stdout.decode()
+        if f"moved: {100 * doc['moved']:.4f}%" not in text:
+            fail(f"{args}: the tables and --json disagree on moved:\n{text}")
+        if f"method: {doc['method']}" not in text:
+            fail(f"{args}: the tables do not say the method {doc['method']}:\n{text}")
+    doc["moves"].append({"from": "a", "to": "b", "count": 0, "share": 0})
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    p = run(["validate", "--results", path], expect=2)
+    if "/moves/" not in p.stderr.decode():
+        fail(f"a move of 0 keys is not refused at /moves: {p.stderr!r}")
+
+
+def test_bad_input(tmp):
+    good = write(tmp, "good.txt", ["10.0.0.1:11211", "10.0.0.2:11211"])
+    bad = write(tmp, "bad.txt", ["10.0.0.1:99999"])
+    for args, words in (
+            (["--servers", good, "--servers-new", bad], "bad.txt:1: bad port"),
+            (["--servers", good, "--servers-new", os.path.join(tmp, "none.txt")], "none.txt"),
+            (["--servers", good, "--servers-new", good, "--profile", "nope"], "nope"),
+            (["--servers", good, "--servers-new", good, os.path.join(tmp, "nokeys")],
+             "nokeys"),
+            (["--servers", good, "--servers-new", good, "--probes", "3"],
+             "--probes needs --algorithm"),
+            (["--servers", good], "--servers-new")):
+        p = run(["diff"] + args, expect=2)
+        err = p.stderr.decode().strip()
+        if len(err.splitlines()) != 1 or words not in err:
+            fail(f"diff {args}: expected one line with {words!r}, got {err!r}")
+
+
+if __name__ == "__main__":
+    test = globals().get("test_" + sys.argv[3])
+    if test is None:
+        fail("unknown test " + sys.argv[3])
+    with tempfile.TemporaryDirectory(prefix="chsim_diff_") as tmp:
+        test(tmp)
+    print("ok")
