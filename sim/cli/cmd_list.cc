@@ -11,7 +11,7 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/replica.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
 #include "sim/results/catalog.h"

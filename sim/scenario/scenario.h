@@ -38,7 +38,7 @@
 #include "chsim/hasher.h"
 #include "chsim/node.h"
 #include "sim/base/json_reader.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/workload/workload.h"

@@ -6,7 +6,7 @@
 // --json` and README's limits table are made from these rows.
 #include <cstdint>
 
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/scenario/scenario.h"
