@@ -4,13 +4,15 @@
 #ifndef CHSIM_SIM_RUN_REPLAY_INTERNAL_H_
 #define CHSIM_SIM_RUN_REPLAY_INTERNAL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-#include "sim/run/deployment.h"
+#include "sim/cache/policy.h"
 #include "sim/results/results.h"
+#include "sim/run/deployment.h"
 #include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
@@ -39,37 +41,46 @@ struct StepCounts {
     windows.clear();
     window_left = 0;
   }
-  // Counts one request in the current window (opening one as needed).
-  CacheWindow& Tick() {
-    if (window_left == 0) {
-      windows.push_back(CacheWindow{start + windows.size() * window});
-      window_left = window;
+  // Counts a block of requests in order: request j went to node owners[j]
+  // (a read when ops[j] is kRead, else a write or delete), hits[j] and
+  // twin_hits[j] are 1 for a read that hit in the run and the twin.
+  // Windows open as requests reach them.
+  void Count(std::span<const uint32_t> owners, std::span<const uint32_t> sizes,
+             std::span<const RequestOp> ops, std::span<const uint8_t> hits,
+             std::span<const uint8_t> twin_hits) {
+    for (size_t j = 0; j < owners.size();) {
+      if (window_left == 0) {
+        windows.push_back(CacheWindow{start + windows.size() * window});
+        window_left = window;
+      }
+      const size_t end =
+          j + static_cast<size_t>(std::min<uint64_t>(window_left, owners.size() - j));
+      // Sums in locals: the per-node vectors may alias anything in memory.
+      uint64_t w_reads = 0, w_misses = 0, t_misses = 0, t_bytes = 0;
+      const size_t first = j;
+      for (; j < end; ++j) {
+        const uint32_t node = owners[j];
+        ++requests[node];
+        if (ops[j] != RequestOp::kRead) continue;
+        const uint64_t size = sizes[j], miss = hits[j] ^ 1u, twin_miss = twin_hits[j] ^ 1u;
+        ++w_reads;
+        ++reads[node];
+        read_bytes[node] += size;
+        misses[node] += miss;
+        miss_bytes[node] += size & (0 - miss);
+        w_misses += miss;
+        t_misses += twin_miss;
+        t_bytes += size & (0 - twin_miss);
+      }
+      CacheWindow& w = windows.back();
+      w.requests += end - first;
+      w.reads += w_reads;
+      w.misses += w_misses;
+      w.twin_misses += t_misses;
+      twin_misses += t_misses;
+      twin_miss_bytes += t_bytes;
+      window_left -= end - first;
     }
-    --window_left;
-    CacheWindow& w = windows.back();
-    ++w.requests;
-    return w;
-  }
-  void Read(uint32_t node, uint32_t size, bool hit, bool twin_hit) {
-    CacheWindow& w = Tick();
-    ++w.reads;
-    ++requests[node];
-    ++reads[node];
-    read_bytes[node] += size;
-    if (!hit) {
-      ++misses[node];
-      miss_bytes[node] += size;
-      ++w.misses;
-    }
-    if (!twin_hit) {
-      ++twin_misses;
-      twin_miss_bytes += size;
-      ++w.twin_misses;
-    }
-  }
-  void Other(uint32_t node) {
-    Tick();
-    ++requests[node];
   }
 };
 
