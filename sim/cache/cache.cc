@@ -109,13 +109,13 @@ size_t NodeCache::MemoryBytes() const noexcept {
   }
 }
 
-NodeCache::Probe NodeCache::Aim(uint64_t id) const noexcept {
+[[gnu::always_inline]] inline NodeCache::Probe NodeCache::Aim(uint64_t id) const noexcept {
   const Probe p = ProbeOf(id);
   __builtin_prefetch(&groups_[p.group]);
   return p;
 }
 
-void NodeCache::PrefetchEntries(const Probe& p) const noexcept {
+[[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& p) const noexcept {
   if (p.epoch != epoch_) return;
   const Group& group = groups_[p.group];
   for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
@@ -232,7 +232,7 @@ void NodeCache::Unlink(uint32_t i) noexcept {
 }
 
 // Unlink then PushHead within one list, without the tallies (they stay).
-void NodeCache::MoveToHead(uint32_t i) noexcept {
+[[gnu::always_inline]] inline void NodeCache::MoveToHead(uint32_t i) noexcept {
   Entry& e = entries_[i];
   List& l = lists_[e.queue];
   if (l.head == i) return;

@@ -73,6 +73,20 @@ class NodeCache {
   void Clear() noexcept;
   // Empties the cache and returns its memory (a node that has left).
   void Release() noexcept;
+
+  CachePolicy policy() const noexcept { return policy_; }
+  uint64_t capacity() const noexcept { return capacity_; }
+  bool by_bytes() const noexcept { return by_bytes_; }
+  uint64_t objects() const noexcept;  // cached objects (not ghosts)
+  uint64_t stored_bytes() const noexcept { return stored_bytes_; }
+  uint64_t used() const noexcept;  // units held: objects() or stored_bytes()
+  // Heap bytes of the slab and the table.
+  size_t MemoryBytes() const noexcept;
+
+ private:
+  friend void ServeRequests(NodeCache* const*, std::span<const uint32_t>, std::span<const uint64_t>,
+                            std::span<const uint32_t>, std::span<const RequestOp>,
+                            std::span<uint8_t>) noexcept;
   // Where an id's lookup starts (its home group and tag), for ServeRequests
   // to run ahead of Get: Aim makes it and brings the group towards the CPU;
   // PrefetchEntries (once the group is near) brings the entries its tags
@@ -88,16 +102,6 @@ class NodeCache {
   void PrefetchEntries(const Probe& p) const noexcept;
   bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
 
-  CachePolicy policy() const noexcept { return policy_; }
-  uint64_t capacity() const noexcept { return capacity_; }
-  bool by_bytes() const noexcept { return by_bytes_; }
-  uint64_t objects() const noexcept;  // cached objects (not ghosts)
-  uint64_t stored_bytes() const noexcept { return stored_bytes_; }
-  uint64_t used() const noexcept;  // units held: objects() or stored_bytes()
-  // Heap bytes of the slab and the table.
-  size_t MemoryBytes() const noexcept;
-
- private:
   static constexpr uint32_t kNil = UINT32_MAX;
   enum Queue : uint8_t { kMain = 0, kSmall = 1, kGhost = 2 };  // lru/fifo/clock use kMain
 
