@@ -43,8 +43,8 @@ struct StepCounts {
   }
   // Counts a block of requests in order: request j went to node owners[j]
   // (a read when ops[j] is kRead, else a write or delete), hits[j] and
-  // twin_hits[j] are 1 for a read that hit in the run and the twin.
-  // Windows open as requests reach them.
+  // twin_hits[j] are 1 for a read that hit in the run and the twin (the same
+  // span when the twin is the run). Windows open as requests reach them.
   void Count(std::span<const uint32_t> owners, std::span<const uint32_t> sizes,
              std::span<const RequestOp> ops, std::span<const uint8_t> hits,
              std::span<const uint8_t> twin_hits) {
@@ -55,32 +55,59 @@ struct StepCounts {
       }
       const size_t end =
           j + static_cast<size_t>(std::min<uint64_t>(window_left, owners.size() - j));
-      // Sums in locals: the per-node vectors may alias anything in memory.
-      uint64_t w_reads = 0, w_misses = 0, t_misses = 0, t_bytes = 0;
-      const size_t first = j;
-      for (; j < end; ++j) {
-        const uint32_t node = owners[j];
-        ++requests[node];
-        if (ops[j] != RequestOp::kRead) continue;
-        const uint64_t size = sizes[j], miss = hits[j] ^ 1u, twin_miss = twin_hits[j] ^ 1u;
-        ++w_reads;
-        ++reads[node];
-        read_bytes[node] += size;
-        misses[node] += miss;
-        miss_bytes[node] += size & (0 - miss);
-        w_misses += miss;
-        t_misses += twin_miss;
-        t_bytes += size & (0 - twin_miss);
-      }
+      const Sums s = twin_hits.data() == hits.data()
+                         ? CountRun<true>(j, end, owners, sizes, ops, hits, twin_hits)
+                         : CountRun<false>(j, end, owners, sizes, ops, hits, twin_hits);
       CacheWindow& w = windows.back();
-      w.requests += end - first;
-      w.reads += w_reads;
-      w.misses += w_misses;
-      w.twin_misses += t_misses;
-      twin_misses += t_misses;
-      twin_miss_bytes += t_bytes;
-      window_left -= end - first;
+      w.requests += end - j;
+      w.reads += s.reads;
+      w.misses += s.misses;
+      w.twin_misses += s.twin_misses;
+      twin_misses += s.twin_misses;
+      twin_miss_bytes += s.twin_miss_bytes;
+      window_left -= end - j;
+      j = end;
     }
+  }
+
+ private:
+  struct Sums {
+    uint64_t reads = 0, misses = 0, twin_misses = 0, twin_miss_bytes = 0;
+  };
+  // Requests [j, end) of a block, within one window.
+  template <bool kTwinIsRun>
+  Sums CountRun(size_t j, size_t end, std::span<const uint32_t> owners,
+                std::span<const uint32_t> sizes, std::span<const RequestOp> ops,
+                std::span<const uint8_t> hits, std::span<const uint8_t> twin_hits) {
+    // Locals: the counters are plain uint64_t arrays; the sums stay in registers.
+    uint64_t *node_requests = requests.data(), *node_reads = reads.data();
+    uint64_t *node_misses = misses.data(), *node_miss_bytes = miss_bytes.data();
+    uint64_t* node_read_bytes = read_bytes.data();
+    Sums s;
+    uint64_t miss_bytes_sum = 0;
+    for (; j < end; ++j) {
+      const uint32_t node = owners[j];
+      ++node_requests[node];
+      if (ops[j] != RequestOp::kRead) continue;
+      const uint64_t size = sizes[j], miss = hits[j] ^ 1u;
+      ++s.reads;
+      ++node_reads[node];
+      node_read_bytes[node] += size;
+      node_misses[node] += miss;
+      node_miss_bytes[node] += size & (0 - miss);
+      s.misses += miss;
+      miss_bytes_sum += size & (0 - miss);
+      if constexpr (!kTwinIsRun) {
+        const uint64_t twin_miss = twin_hits[j] ^ 1u;
+        s.twin_misses += twin_miss;
+        s.twin_miss_bytes += size & (0 - twin_miss);
+      }
+    }
+    if constexpr (kTwinIsRun) {
+      s.twin_misses = s.misses;
+      s.twin_miss_bytes = miss_bytes_sum;
+    }
+    return s;
   }
 };
 

@@ -399,63 +399,51 @@ class CsvTrace final : public LineTrace {
   uint64_t pending_ = 0;  // repeats of the current line still to hand out
 };
 
-// The 8 decimal digits of x < 10^8 (leading zeros included) as ASCII, the
-// first digit in the lowest byte: x splits into two 4-digit halves, each into
-// two 2-digit quarters, each into two digits, by multiply-shift divisions in
-// lanes of one 64-bit word (Khuong, "How to print integers really fast",
-// 2017: 10486 / 2^20 divides by 100 below 43,699; 103 / 2^10 by 10 below 179).
+// The 8 decimal digits of x < 10^8 (leading zeros included) as byte values
+// 0..9, the first digit in the lowest byte: x splits into two 4-digit
+// halves, each into two 2-digit quarters, each into two digits, by
+// multiply-shift divisions in lanes of one 64-bit word (Khuong, "How to print
+// integers really fast", 2017: 10486 / 2^20 divides by 100 below 43,699;
+// 103 / 2^10 by 10 below 179).
 inline uint64_t EightDigits(uint32_t x) noexcept {
   const uint64_t halves = (x / 10000) | (static_cast<uint64_t>(x % 10000) << 32);
   const uint64_t hundreds = ((halves * 10486) >> 20) & 0x0000007f0000007fULL;
   const uint64_t quarters = ((halves - 100 * hundreds) << 16) | hundreds;
-  uint64_t tens = ((quarters * 103) >> 10) & 0x000f000f000f000fULL;
-  tens |= (quarters - 10 * tens) << 8;
-  return tens | 0x3030303030303030ULL;
+  const uint64_t tens = ((quarters * 103) >> 10) & 0x000f000f000f000fULL;
+  return tens | (quarters - 10 * tens) << 8;
+}
+
+constexpr uint64_t kAsciiZeros = 0x3030303030303030ULL;
+
+// Digits in a word of EightDigits after its leading zeros (at least 1).
+inline size_t Significant(uint64_t digits) noexcept {
+  return digits == 0 ? 1 : 8 - static_cast<size_t>(std::countr_zero(digits) / 8);
 }
 
 // Writes v in decimal right-aligned in out[0, 20) and returns its digit
-// count: out[20 - count, 20) is what std::to_chars would write.
+// count: out[20 - count, 20) is what std::to_chars would write. Only the
+// 8-digit chunks v reaches are written (the bytes before are left as they
+// were); the count comes from the leading zeros of the first chunk.
 inline size_t RenderDecimal(uint64_t v, char* out) noexcept {
-  static constexpr uint64_t kPow10[] = {1,
-                                        10,
-                                        100,
-                                        1000,
-                                        10000,
-                                        100000,
-                                        1000000,
-                                        10000000,
-                                        100000000,
-                                        1000000000,
-                                        10000000000ULL,
-                                        100000000000ULL,
-                                        1000000000000ULL,
-                                        10000000000000ULL,
-                                        100000000000000ULL,
-                                        1000000000000000ULL,
-                                        10000000000000000ULL,
-                                        100000000000000000ULL,
-                                        1000000000000000000ULL,
-                                        10000000000000000000ULL};
-  // Only the 8-digit chunks v reaches (the bytes before its digits are
-  // left as they were).
-  if (v < 100000000) {
+  constexpr uint64_t k1e8 = 100000000, k1e16 = 10000000000000000ULL;
+  if (v < k1e8) {
     const uint64_t low = EightDigits(static_cast<uint32_t>(v));
-    std::memcpy(out + 12, &low, 8);  // byte order: little-endian hosts (as the records)
-  } else {
-    const uint64_t rest = v % 10000000000000000ULL;
-    const uint64_t mid = EightDigits(static_cast<uint32_t>(rest / 100000000));
-    const uint64_t low = EightDigits(static_cast<uint32_t>(rest % 100000000));
-    std::memcpy(out + 4, &mid, 8);
-    std::memcpy(out + 12, &low, 8);
-    if (v >= 10000000000000000ULL) {  // the first 4 of 20 digits, < 1845
-      const uint64_t top = EightDigits(static_cast<uint32_t>(v / 10000000000000000ULL));
-      const uint32_t first4 = static_cast<uint32_t>(top >> 32);
-      std::memcpy(out, &first4, 4);
-    }
+    const uint64_t text = low | kAsciiZeros;
+    std::memcpy(out + 12, &text, 8);  // byte order: little-endian hosts (as the records)
+    return Significant(low);
   }
-  // digits = floor(log10 v) + 1 from the bit width (1233 / 4096 ~ log10 2).
-  const int t = (std::bit_width(v | 1) * 1233) >> 12;
-  return static_cast<size_t>(t + ((v | 1) >= kPow10[t]));  // "0" has one digit
+  const uint64_t rest = v % k1e16;
+  const uint64_t mid = EightDigits(static_cast<uint32_t>(rest / k1e8));
+  const uint64_t low = EightDigits(static_cast<uint32_t>(rest % k1e8)) | kAsciiZeros;
+  const uint64_t mid_text = mid | kAsciiZeros;
+  std::memcpy(out + 4, &mid_text, 8);
+  std::memcpy(out + 12, &low, 8);
+  if (v < k1e16) return 8 + Significant(mid);
+  // The first 4 of 20 digits (v / 10^16 < 1845): the top half of a word.
+  const uint64_t top = EightDigits(static_cast<uint32_t>(v / k1e16)) >> 32;
+  const uint32_t top_text = static_cast<uint32_t>(top | kAsciiZeros);
+  std::memcpy(out, &top_text, 4);
+  return 16 + Significant(top) - 4;
 }
 
 // 24-byte records, parsed where they were read: each key (the id in decimal)
@@ -474,14 +462,17 @@ class OracleTrace final : public RequestReader {
     k.keys.resize(count);
     block->sizes.resize(count);
     block->ops.assign(count, RequestOp::kRead);
+    // Locals: the byte stores may alias any pointer kept in memory.
     const char* r = buf_.data() + at_;
-    for (size_t j = 0; j < count; ++j, r += kOracleRecord) {
+    char* slot = k.bytes.data();
+    std::string_view* keys = k.keys.data();
+    uint32_t* sizes = block->sizes.data();
+    for (size_t j = 0; j < count; ++j, r += kOracleRecord, slot += kDigits) {
       uint64_t id;
       std::memcpy(&id, r + 4, 8);  // little-endian records on a little-endian host
-      std::memcpy(&block->sizes[j], r + 12, 4);
-      char* slot = k.bytes.data() + j * kDigits;
+      std::memcpy(&sizes[j], r + 12, 4);
       const size_t digits = RenderDecimal(id, slot);
-      k.keys[j] = std::string_view(slot + kDigits - digits, digits);
+      keys[j] = std::string_view(slot + kDigits - digits, digits);
     }
     at_ += count * kOracleRecord;
     records_ += count;
