@@ -48,8 +48,6 @@ NodeCache::NodeCache(const NodeCache& other)
       groups_(other.groups_),
       group_count_(other.group_count_),
       epoch_(other.epoch_),
-      used_slots_(other.used_slots_),
-      max_used_slots_(other.max_used_slots_),
       max_entries_(other.max_entries_),
       initial_entries_(other.initial_entries_) {
   std::copy(std::begin(other.lists_), std::end(other.lists_), std::begin(lists_));
@@ -71,13 +69,8 @@ size_t NodeCache::MemoryBytes() const noexcept {
 [[gnu::always_inline]] inline uint32_t NodeCache::Match(const Group& g, uint8_t tag) noexcept {
   const __m128i t = _mm_load_si128(reinterpret_cast<const __m128i*>(g.tag));
   return static_cast<uint32_t>(
-      _mm_movemask_epi8(_mm_cmpeq_epi8(t, _mm_set1_epi8(static_cast<char>(tag)))));
-}
-
-// Free slots are the first kSlots whose top bit is clear (tags have it set).
-[[gnu::always_inline]] inline uint32_t NodeCache::MatchFree(const Group& g) noexcept {
-  const __m128i t = _mm_load_si128(reinterpret_cast<const __m128i*>(g.tag));
-  return ~static_cast<uint32_t>(_mm_movemask_epi8(t)) & ((1u << kSlots) - 1);
+             _mm_movemask_epi8(_mm_cmpeq_epi8(t, _mm_set1_epi8(static_cast<char>(tag))))) &
+         kSlotMask;
 }
 #else
 [[gnu::always_inline]] inline uint32_t NodeCache::Match(const Group& g, uint8_t tag) noexcept {
@@ -85,28 +78,20 @@ size_t NodeCache::MemoryBytes() const noexcept {
   for (size_t s = 0; s < kSlots; ++s) m |= static_cast<uint32_t>(g.tag[s] == tag) << s;
   return m;
 }
-
-[[gnu::always_inline]] inline uint32_t NodeCache::MatchFree(const Group& g) noexcept {
-  uint32_t m = 0;
-  for (size_t s = 0; s < kSlots; ++s) m |= static_cast<uint32_t>(g.tag[s] <= kDeleted) << s;
-  return m;
-}
 #endif
-
-[[gnu::always_inline]] inline bool NodeCache::HasEmpty(const Group& g) noexcept {
-  return Match(g, kEmpty) != 0;
-}
 
 [[gnu::always_inline]] inline uint32_t NodeCache::FindFrom(const Probe& p,
                                                            uint64_t id) const noexcept {
-  for (size_t g = p.group;; g = NextGroup(g)) {
+  // At most one lap (saturated counts could otherwise keep it going).
+  for (size_t g = p.group, left = group_count_; left > 0; g = NextGroup(g), --left) {
     const Group& group = groups_[g];
     for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
       const uint32_t i = group.index[std::countr_zero(m)];
       if (entries_[i].id == id) return i;
     }
-    if (HasEmpty(group)) return kNil;
+    if (group.tag[kOverflow] == 0) break;  // no id placed beyond it from here
   }
+  return kNil;
 }
 
 [[gnu::always_inline]] inline NodeCache::Probe NodeCache::Aim(uint64_t id) const noexcept {
@@ -133,30 +118,26 @@ void NodeCache::PrefetchVictim() const noexcept {
   __builtin_prefetch(&groups_[ProbeOf(t.id).group]);
 }
 
-// A rebuild leaves only the entries (at most 3/4 of the slots), and comes
-// before the placing: the entry being placed is not live yet.
-void NodeCache::InsertSlot(uint64_t id, uint32_t index) noexcept {
-  if (used_slots_ >= max_used_slots_) Rebuild();
-  PlaceSlot(id, index);
-}
-
+// The first empty slot from the home group on; each full group passed counts
+// one more id placed beyond it (saturating: a group at the limit keeps it).
 void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
-    const uint32_t free = MatchFree(group);
-    if (free == 0) continue;
+    const uint32_t free = Match(group, kEmpty);
+    if (free == 0) {
+      group.tag[kOverflow] += group.tag[kOverflow] != kSaturated;
+      continue;
+    }
     const int s = std::countr_zero(free);
-    used_slots_ += group.tag[s] == kEmpty;
     group.tag[s] = p.tag;
     group.index[s] = index;
     return;
   }
 }
 
-// A lookup stops at the first group with an empty slot, so a slot freed in
-// such a group can be empty again; in a group without one, lookups for ids
-// placed further on pass through it, and the slot becomes a tombstone.
+// Empties the slot, and takes the id off the overflow counts of the groups
+// its placing passed (those before its own).
 void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
@@ -164,27 +145,16 @@ void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
     for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
       const int s = std::countr_zero(m);
       if (group.index[s] != index) continue;
-      if (HasEmpty(group)) {
-        group.tag[s] = kEmpty;
-        --used_slots_;
-      } else {
-        group.tag[s] = kDeleted;
-      }
+      group.tag[s] = kEmpty;
       return;
     }
+    group.tag[kOverflow] -= group.tag[kOverflow] != kSaturated;
   }
 }
 
-NodeCache::Group NodeCache::EmptyGroup() noexcept {
-  Group g{};
-  std::fill(std::begin(g.tag) + kSlots, std::end(g.tag), kPad);
-  return g;
-}
-
-// Places every entry again in an empty table: no tombstones left.
+// Places every entry again in an empty table.
 void NodeCache::Rebuild() noexcept {
-  for (Group& g : groups_) std::fill(std::begin(g.tag), std::begin(g.tag) + kSlots, kEmpty);
-  used_slots_ = 0;
+  for (Group& g : groups_) g = Group{};
   for (uint32_t i = 0; i < entries_.size(); ++i) {
     if (entries_[i].queue != kFree) PlaceSlot(entries_[i].id, i);
   }
@@ -194,11 +164,10 @@ void NodeCache::Rebuild() noexcept {
 void NodeCache::Resize(size_t entries) {
   max_entries_ = std::max<size_t>(entries, 1);
   entries_.reserve(max_entries_);
-  const size_t groups = (max_entries_ * 4 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/4 full
-  groups_.assign(groups, EmptyGroup());
+  const size_t groups = (max_entries_ * 5 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/5 full
+  groups_.assign(groups, Group{});
   group_count_ = groups;
   ++epoch_;
-  max_used_slots_ = groups * kSlots * 7 / 8;
   Rebuild();
 }
 
@@ -256,7 +225,7 @@ uint32_t NodeCache::NewEntry(uint64_t id, uint32_t size) noexcept {
     entries_.push_back(Entry{});
   }
   entries_[i] = Entry{id, size, kNil, kNil, 0, kFree};
-  InsertSlot(id, i);
+  PlaceSlot(id, i);
   return i;
 }
 
@@ -406,11 +375,9 @@ void NodeCache::Clear() noexcept {
 void NodeCache::Release() noexcept {
   Clear();
   std::vector<Entry>().swap(entries_);
-  std::vector<Group>(1, EmptyGroup()).swap(groups_);
+  std::vector<Group>(1, Group{}).swap(groups_);
   group_count_ = 1;
   ++epoch_;
-  used_slots_ = 0;
-  max_used_slots_ = kSlots * 7 / 8;
   max_entries_ = 0;
 }
 

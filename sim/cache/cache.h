@@ -27,19 +27,21 @@
 // Layout: entries live in one slab (24 bytes each: id, size, two list links,
 // frequency, queue) on intrusive doubly-linked lists, found through a table of
 // groups, each one 64-byte cache line of 12 slots: 12 one-byte tags (7 bits of
-// the id's hash under a set top bit; 0 and 1 mark empty and deleted slots) then
-// 12 entry indices. An id's home group is fixed by the high bits of its hash; a
-// lookup compares the group's 12 tags at once (SSE2) and goes on to the next
-// group only when this one has no empty slot; it usually reads one line of the
-// table and one entry. Deletion leaves a tombstone only in a group with no
-// empty slot (no lookup passes a group that has one), and the table is rebuilt
-// in place when tombstones and entries fill 7/8 of it; entries fill at most
-// 3/4. Get, Erase and every eviction are O(1) (amortized for the rebuilds and
-// for the clock and S3-FIFO reinsertions) and allocate nothing: a cache of
-// objects sizes its slab and table when built; a cache of bytes starts from a
-// hint and doubles both when the slab is full, so it allocates O(log objects)
-// times over its life, never on most requests. About 31 bytes per cached object
-// (S3-FIFO: plus its ghosts).
+// the id's hash under a set top bit; 0 marks an empty slot), a count of the ids
+// placed beyond the group from it or a group before it, and 12 entry indices.
+// An id's home group is fixed by the high bits of its hash; a lookup compares
+// the group's 12 tags at once (SSE2) and goes on to the next group only while
+// that count is not 0, so it usually reads one line of the table and one entry.
+// Insertion takes the first empty slot from the home group on, counting itself
+// in each full group it passes; deletion empties the slot and takes itself off
+// those counts (the outbound overflow counts of Meta's F14 hash table): no
+// tombstones, nothing degrades with deletions. Entries fill at most 3/4 of the
+// slots. Get, Erase and every eviction are O(1) (amortized for the clock and
+// S3-FIFO reinsertions) and allocate nothing: a cache of objects sizes its slab
+// and table when built; a cache of bytes starts from a hint and doubles both
+// when the slab is full, so it allocates O(log objects) times over its life,
+// never on most requests. About 33 bytes per cached object (S3-FIFO: plus its
+// ghosts).
 //
 // Thread-safety: none; one thread uses a cache at a time.
 #ifndef CHSIM_SIM_CACHE_CACHE_H_
@@ -122,10 +124,15 @@ class NodeCache {
   }
   // Table.
   static constexpr size_t kSlots = 12;  // per group
-  static constexpr uint8_t kEmpty = 0, kDeleted = 1, kPad = 0x7f;
+  // tag[s] for slot s < kSlots: kEmpty or a tag 0x80..0xff; tag[kOverflow]:
+  // ids placed beyond this group whose home is this group or one before it
+  // (a lookup that gets here goes on only while it is not 0).
+  static constexpr uint8_t kEmpty = 0, kSaturated = 0xff;
+  static constexpr size_t kOverflow = 15;
+  static constexpr uint32_t kSlotMask = (1u << kSlots) - 1;
   struct alignas(64) Group {
-    uint8_t tag[16];  // kEmpty, kDeleted or a tag 0x80..0xff; [12, 16) kPad
-    uint32_t index[kSlots];
+    uint8_t tag[16] = {};
+    uint32_t index[kSlots] = {};
   };
   static uint64_t Mixed(uint64_t id) noexcept { return id * 0x9e3779b97f4a7c15ULL; }
   // Hash bits 32..63 pick the home group, bits 25..31 the tag.
@@ -135,16 +142,12 @@ class NodeCache {
             static_cast<uint8_t>((h >> 25) | 0x80), epoch_};
   }
   size_t NextGroup(size_t g) const noexcept { return g + 1 == group_count_ ? 0 : g + 1; }
-  static uint32_t Match(const Group& g, uint8_t tag) noexcept;  // bit s: tag[s] == tag
-  static uint32_t MatchFree(const Group& g) noexcept;           // tag[s] empty or deleted
-  static bool HasEmpty(const Group& g) noexcept;
+  static uint32_t Match(const Group& g, uint8_t tag) noexcept;  // bit s < kSlots: tag[s] == tag
   uint32_t FindFrom(const Probe& p, uint64_t id) const noexcept;
   uint32_t Find(uint64_t id) const noexcept { return FindFrom(ProbeOf(id), id); }
-  void InsertSlot(uint64_t id, uint32_t index) noexcept;
-  void PlaceSlot(uint64_t id, uint32_t index) noexcept;  // InsertSlot without the rebuild
+  void PlaceSlot(uint64_t id, uint32_t index) noexcept;
   void EraseSlot(uint64_t id, uint32_t index) noexcept;
   void Rebuild() noexcept;
-  static Group EmptyGroup() noexcept;
   void Resize(size_t entries);
   void PrefetchVictim() const noexcept;  // the next eviction's entries and group
   // Lists.
@@ -174,8 +177,6 @@ class NodeCache {
   std::vector<Group> groups_;
   size_t group_count_ = 0;      // groups_.size()
   uint32_t epoch_ = 0;          // resizes of the table so far
-  size_t used_slots_ = 0;       // full or deleted
-  size_t max_used_slots_ = 0;   // a rebuild beyond
   size_t max_entries_ = 0;      // slab capacity before the next resize
   size_t initial_entries_ = 0;  // the slab a fresh cache gets
 };

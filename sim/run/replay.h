@@ -36,7 +36,7 @@
 // first event the twin takes a copy of the run's caches.
 //
 // Determinism: a trial's replay is sequential; its rows do not depend on
-// threads. Memory: the caches (about 31 bytes per cached object; twice, the
+// threads. Memory: the caches (about 33 bytes per cached object; twice, the
 // run and the twin, from the first event on), per-node tallies and one row
 // per window; never the stream.
 //

@@ -191,8 +191,9 @@ TEST(CacheTest, MatchesPlainModelInBytesWithGrowth) {
 }
 
 // Ids whose table hash (id times the golden ratio, cache.cc) has its high
-// 32 bits in [0, spread): they share one or two home groups, so lookups run
-// on past full groups, deletes leave tombstones and the table rebuilds.
+// 32 bits in [0, spread): they share one or a few home groups, so lookups run
+// on past full groups, and with 2,000 objects in one home group the groups'
+// overflow counts saturate.
 uint64_t CrowdedId(uint64_t i, uint64_t spread) {
   constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
   uint64_t inverse = kGolden;  // Newton's iteration for the inverse mod 2^64
@@ -203,12 +204,13 @@ uint64_t CrowdedId(uint64_t i, uint64_t spread) {
 
 TEST(CacheTest, CrowdedHomeGroupsMatchPlainModel) {
   for (CachePolicy p : kAll) {
-    for (uint64_t spread : {1, 1000, 100000}) {
-      NodeCache cache(p, 300, false);
-      Model model(p, 300, false);
-      SplitMix64 rng(spread);
+    for (auto [spread, capacity] :
+         {std::pair<uint64_t, uint64_t>{1, 300}, {1, 2000}, {1000, 300}, {100000, 300}}) {
+      NodeCache cache(p, capacity, false);
+      Model model(p, capacity, false);
+      SplitMix64 rng(spread + capacity);
       for (int r = 0; r < 30000; ++r) {
-        const uint64_t id = CrowdedId(Bounded(rng.Next(), 900), spread);
+        const uint64_t id = CrowdedId(Bounded(rng.Next(), 3 * capacity), spread);
         if (Bounded(rng.Next(), 10) == 0) {
           ASSERT_EQ(cache.Erase(id), model.Erase(id)) << CachePolicyName(p) << " erase " << r;
           continue;
