@@ -2,41 +2,21 @@
 #include "sim/cache/cache.h"
 
 #include <algorithm>
-#include <array>
+#include <bit>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace chsim::sim {
 namespace {
 
-constexpr std::array<std::string_view, 4> kPolicyDocs = {
-    "least recently used: a hit moves the object to the head, eviction takes the tail",
-    "first in, first out: a hit changes nothing",
-    "FIFO with a reference bit (second chance): a hit sets it, eviction reinserts once",
-    "S3-FIFO (Yang et al., SOSP 2023): a small FIFO of new objects, a main FIFO with "
-    "frequencies, a ghost FIFO of evicted ids"};
 constexpr uint8_t kFree = 0xff;       // Entry::queue of a free entry
 constexpr uint8_t kMaxFrequency = 3;  // S3-FIFO's 2-bit counter
 constexpr uint8_t kMoveToMain = 2;    // hits in S that move an object to M
-constexpr double kMaxLoad = 0.7;      // table fill
 constexpr size_t kDefaultEntries = 1024;
 
 }  // namespace
-
-std::span<const std::string_view> CachePolicyNames() noexcept { return kCachePolicyNames; }
-
-std::string_view CachePolicyName(CachePolicy p) noexcept {
-  return kCachePolicyNames[static_cast<size_t>(p)];
-}
-
-std::string_view CachePolicyDoc(CachePolicy p) noexcept {
-  return kPolicyDocs[static_cast<size_t>(p)];
-}
-
-std::optional<CachePolicy> FindCachePolicy(std::string_view name) noexcept {
-  for (size_t i = 0; i < std::size(kCachePolicyNames); ++i) {
-    if (kCachePolicyNames[i] == name) return static_cast<CachePolicy>(i);
-  }
-  return std::nullopt;
-}
 
 NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
                      uint64_t expected_objects)
@@ -55,95 +35,140 @@ NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
   Resize(initial_entries_);
 }
 
+NodeCache::NodeCache(const NodeCache& other)
+    : policy_(other.policy_),
+      by_bytes_(other.by_bytes_),
+      capacity_(other.capacity_),
+      small_capacity_(other.small_capacity_),
+      main_capacity_(other.main_capacity_),
+      ghost_capacity_(other.ghost_capacity_),
+      admit_limit_(other.admit_limit_),
+      stored_bytes_(other.stored_bytes_),
+      free_(other.free_),
+      groups_(other.groups_),
+      group_count_(other.group_count_),
+      epoch_(other.epoch_),
+      max_entries_(other.max_entries_),
+      initial_entries_(other.initial_entries_) {
+  std::copy(std::begin(other.lists_), std::end(other.lists_), std::begin(lists_));
+  entries_.reserve(max_entries_);
+  entries_ = other.entries_;
+}
+
 uint64_t NodeCache::objects() const noexcept { return lists_[kMain].count + lists_[kSmall].count; }
 
 uint64_t NodeCache::used() const noexcept { return lists_[kMain].used + lists_[kSmall].used; }
 
 size_t NodeCache::MemoryBytes() const noexcept {
-  return entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(uint64_t);
+  return entries_.capacity() * sizeof(Entry) + groups_.capacity() * sizeof(Group);
 }
 
 // --- Table -----------------------------------------------------------------
 
-uint32_t NodeCache::Find(uint64_t id) const noexcept {
-  const uint32_t tag = static_cast<uint32_t>(Mixed(id) >> 32);
-  for (size_t p = HomeOfTag(tag);; p = Next(p)) {
-    const uint64_t s = slots_[p];
-    if (s == 0) return kNil;
-    if (static_cast<uint32_t>(s >> 32) == tag) {
-      const uint32_t i = static_cast<uint32_t>(s) - 1;
+#if defined(__SSE2__)
+[[gnu::always_inline]] inline uint32_t NodeCache::Match(const Group& g, uint8_t tag) noexcept {
+  const __m128i t = _mm_load_si128(reinterpret_cast<const __m128i*>(g.tag));
+  return static_cast<uint32_t>(
+             _mm_movemask_epi8(_mm_cmpeq_epi8(t, _mm_set1_epi8(static_cast<char>(tag))))) &
+         kSlotMask;
+}
+#else
+[[gnu::always_inline]] inline uint32_t NodeCache::Match(const Group& g, uint8_t tag) noexcept {
+  uint32_t m = 0;
+  for (size_t s = 0; s < kSlots; ++s) m |= static_cast<uint32_t>(g.tag[s] == tag) << s;
+  return m;
+}
+#endif
+
+[[gnu::always_inline]] inline uint32_t NodeCache::FindFrom(const Probe& p,
+                                                           uint64_t id) const noexcept {
+  // At most one lap (saturated counts could otherwise keep it going).
+  for (size_t g = p.group, left = group_count_; left > 0; g = NextGroup(g), --left) {
+    const Group& group = groups_[g];
+    for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
+      const uint32_t i = group.index[std::countr_zero(m)];
       if (entries_[i].id == id) return i;
     }
+    if (group.tag[kOverflow] == 0) break;  // no id placed beyond it from here
+  }
+  return kNil;
+}
+
+[[gnu::always_inline]] inline NodeCache::Probe NodeCache::Aim(uint64_t id) const noexcept {
+  const Probe p = ProbeOf(id);
+  __builtin_prefetch(&groups_[p.group]);
+  return p;
+}
+
+[[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& p) const noexcept {
+  if (p.epoch != epoch_) return;
+  const Group& group = groups_[p.group];
+  for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
+    __builtin_prefetch(&entries_[group.index[std::countr_zero(m)]]);
   }
 }
 
-void NodeCache::Prefetch(uint64_t id, int stage) const noexcept {
-  if (stage == 0) {
-    __builtin_prefetch(&slots_[HomeOfTag(static_cast<uint32_t>(Mixed(id) >> 32))]);
-    return;
-  }
-  const uint32_t i = Find(id);  // its slots are in cache by now
-  if (i != kNil) {
-    const Entry& e = entries_[i];
-    if (stage == 1) {
-      __builtin_prefetch(&e);
-    } else if (policy_ == CachePolicy::kLru) {  // a hit moves the entry: its neighbours
-      if (e.prev != kNil) __builtin_prefetch(&entries_[e.prev]);
-      if (e.next != kNil) __builtin_prefetch(&entries_[e.next]);
-    }
-    return;
-  }
-  // A miss evicts (when full) from a tail: that entry, then its neighbour
-  // and its slot.
+// The entry a miss would evict next (a list's tail), the entry before it
+// (its unlinking writes there) and its group (its slot is erased).
+void NodeCache::PrefetchVictim() const noexcept {
   const List& l = lists_[policy_ == CachePolicy::kS3Fifo && lists_[kSmall].count ? kSmall : kMain];
-  if (l.tail == kNil || used() + 1 <= capacity_) return;
+  if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
-  if (stage == 1) {
-    __builtin_prefetch(&t);
+  if (t.prev != kNil) __builtin_prefetch(&entries_[t.prev]);
+  __builtin_prefetch(&groups_[ProbeOf(t.id).group]);
+}
+
+// The first empty slot from the home group on; each full group passed counts
+// one more id placed beyond it (saturating: a group at the limit keeps it).
+void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
+  const Probe p = ProbeOf(id);
+  for (size_t g = p.group;; g = NextGroup(g)) {
+    Group& group = groups_[g];
+    const uint32_t free = Match(group, kEmpty);
+    if (free == 0) {
+      group.tag[kOverflow] += group.tag[kOverflow] != kSaturated;
+      continue;
+    }
+    const int s = std::countr_zero(free);
+    group.tag[s] = p.tag;
+    group.index[s] = index;
     return;
   }
-  if (t.prev != kNil) __builtin_prefetch(&entries_[t.prev]);
-  __builtin_prefetch(&slots_[HomeOfTag(static_cast<uint32_t>(Mixed(t.id) >> 32))]);
 }
 
-void NodeCache::InsertSlot(uint64_t id, uint32_t index) noexcept {
-  const uint32_t tag = static_cast<uint32_t>(Mixed(id) >> 32);
-  size_t p = HomeOfTag(tag);
-  while (slots_[p] != 0) p = Next(p);
-  slots_[p] = static_cast<uint64_t>(tag) << 32 | (static_cast<uint64_t>(index) + 1);
+// Empties the slot, and takes the id off the overflow counts of the groups
+// its placing passed (those before its own).
+void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
+  const Probe p = ProbeOf(id);
+  for (size_t g = p.group;; g = NextGroup(g)) {
+    Group& group = groups_[g];
+    for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
+      const int s = std::countr_zero(m);
+      if (group.index[s] != index) continue;
+      group.tag[s] = kEmpty;
+      return;
+    }
+    group.tag[kOverflow] -= group.tag[kOverflow] != kSaturated;
+  }
 }
 
-// Linear probing's deletion without tombstones (Knuth, TAOCP vol. 3, 6.4,
-// Algorithm R): later entries of the run move back into the hole unless
-// their home lies cyclically in (hole, their slot].
-void NodeCache::EraseSlot(uint64_t id) noexcept {
-  const uint32_t tag = static_cast<uint32_t>(Mixed(id) >> 32);
-  size_t hole = HomeOfTag(tag);
-  while (!(static_cast<uint32_t>(slots_[hole] >> 32) == tag &&
-           entries_[static_cast<uint32_t>(slots_[hole]) - 1].id == id)) {
-    hole = Next(hole);
+// Places every entry again in an empty table.
+void NodeCache::Rebuild() noexcept {
+  for (Group& g : groups_) g = Group{};
+  for (uint32_t i = 0; i < entries_.size(); ++i) {
+    if (entries_[i].queue != kFree) PlaceSlot(entries_[i].id, i);
   }
-  for (size_t j = Next(hole);; j = Next(j)) {
-    const uint64_t s = slots_[j];
-    if (s == 0) break;
-    const size_t home = HomeOfTag(static_cast<uint32_t>(s >> 32));
-    const bool stays = hole < j ? (hole < home && home <= j) : (hole < home || home <= j);
-    if (stays) continue;
-    slots_[hole] = s;
-    hole = j;
-  }
-  slots_[hole] = 0;
 }
 
 // Gives the slab room for `entries` and rebuilds the table for them.
 void NodeCache::Resize(size_t entries) {
   max_entries_ = std::max<size_t>(entries, 1);
   entries_.reserve(max_entries_);
-  const size_t slots = std::max<size_t>(8, static_cast<size_t>(max_entries_ / kMaxLoad) + 1);
-  slots_.assign(slots, 0);
-  for (uint32_t i = 0; i < entries_.size(); ++i) {
-    if (entries_[i].queue != kFree) InsertSlot(entries_[i].id, i);
-  }
+  const size_t groups = (max_entries_ * 5 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/5 full
+  groups_.assign(groups, Group{});
+  group_count_ = groups;
+  ++epoch_;
+  Rebuild();
 }
 
 // --- Lists -----------------------------------------------------------------
@@ -175,6 +200,19 @@ void NodeCache::Unlink(uint32_t i) noexcept {
   if (e.queue != kGhost) stored_bytes_ -= e.size;
 }
 
+// Unlink then PushHead within one list, without the tallies (they stay).
+[[gnu::always_inline]] inline void NodeCache::MoveToHead(uint32_t i) noexcept {
+  Entry& e = entries_[i];
+  List& l = lists_[e.queue];
+  if (l.head == i) return;
+  entries_[e.prev].next = e.next;  // e is not the head: it has a prev
+  (e.next != kNil ? entries_[e.next].prev : l.tail) = e.prev;
+  e.prev = kNil;
+  e.next = l.head;
+  entries_[l.head].prev = i;
+  l.head = i;
+}
+
 uint32_t NodeCache::NewEntry(uint64_t id, uint32_t size) noexcept {
   uint32_t i = free_;
   if (i != kNil) {
@@ -187,12 +225,12 @@ uint32_t NodeCache::NewEntry(uint64_t id, uint32_t size) noexcept {
     entries_.push_back(Entry{});
   }
   entries_[i] = Entry{id, size, kNil, kNil, 0, kFree};
-  InsertSlot(id, i);
+  PlaceSlot(id, i);
   return i;
 }
 
 void NodeCache::Free(uint32_t i) noexcept {
-  EraseSlot(entries_[i].id);
+  EraseSlot(entries_[i].id, i);
   entries_[i].queue = kFree;
   entries_[i].next = free_;
   free_ = i;
@@ -205,13 +243,12 @@ void NodeCache::Drop(uint32_t i) noexcept {
 
 // --- Policies --------------------------------------------------------------
 
-bool NodeCache::Get(uint64_t id, uint32_t size) noexcept {
-  const uint32_t i = Find(id);
+bool NodeCache::Get(uint64_t id, uint32_t size, const Probe& p) noexcept {
+  const uint32_t i = FindFrom(p.epoch == epoch_ ? p : ProbeOf(id), id);
   if (policy_ == CachePolicy::kS3Fifo) return GetS3Fifo(i, id, size);
   if (i != kNil) {
     if (policy_ == CachePolicy::kLru) {
-      Unlink(i);
-      PushHead(kMain, i);
+      MoveToHead(i);
     } else if (policy_ == CachePolicy::kClock) {
       entries_[i].freq = 1;
     }
@@ -246,7 +283,8 @@ void NodeCache::Admit(Queue q, uint64_t id, uint32_t size) noexcept {
 }
 
 void NodeCache::MakeRoom(uint64_t charge) noexcept {
-  while (used() + charge > capacity_) {
+  if (used() + charge <= capacity_) return;
+  do {
     switch (policy_) {
       case CachePolicy::kLru:
       case CachePolicy::kFifo:
@@ -263,7 +301,8 @@ void NodeCache::MakeRoom(uint64_t charge) noexcept {
         }
         break;
     }
-  }
+  } while (used() + charge > capacity_);
+  PrefetchVictim();  // a full cache evicts again soon
 }
 
 void NodeCache::EvictClock() noexcept {
@@ -327,7 +366,7 @@ bool NodeCache::Erase(uint64_t id) noexcept {
 
 void NodeCache::Clear() noexcept {
   entries_.clear();
-  std::fill(slots_.begin(), slots_.end(), 0);
+  Rebuild();
   free_ = kNil;
   for (List& l : lists_) l = List{};
   stored_bytes_ = 0;
@@ -336,31 +375,33 @@ void NodeCache::Clear() noexcept {
 void NodeCache::Release() noexcept {
   Clear();
   std::vector<Entry>().swap(entries_);
-  std::vector<uint64_t>(8, 0).swap(slots_);
+  std::vector<Group>(1, Group{}).swap(groups_);
+  group_count_ = 1;
+  ++epoch_;
   max_entries_ = 0;
 }
 
 void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
                    std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
                    std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
-  // Three prefetches per request, each a stage further into what Get will
-  // touch (the slot, then the entry, then its list neighbours), so many
-  // requests' memory accesses are in flight at once.
-  constexpr size_t kAhead[] = {24, 14, 6};
+  // While request j is served, request j + kAim has its probe made and its
+  // group fetched, and request j + kEntries its entries fetched.
+  constexpr size_t kAim = 16, kEntries = 8, kRing = 32;
+  static_assert(kAim < kRing && (kRing & (kRing - 1)) == 0);
   const size_t m = ids.size();
-  auto prefetch = [&](size_t k, int stage) {
-    if (k < m) caches[owners[k]]->Prefetch(ids[k], stage);
-  };
-  for (size_t j = 0; j < kAhead[0]; ++j) {
-    for (int stage = 0; stage < 3; ++stage) {
-      if (j < kAhead[stage]) prefetch(j, stage);
-    }
+  NodeCache::Probe probe[kRing];
+  for (size_t k = 0; k < std::min(m, kAim); ++k) {
+    probe[k] = caches[owners[k]]->Aim(ids[k]);
+    if (k < kEntries) caches[owners[k]]->PrefetchEntries(probe[k]);
   }
   for (size_t j = 0; j < m; ++j) {
-    for (int stage = 0; stage < 3; ++stage) prefetch(j + kAhead[stage], stage);
+    if (j + kAim < m) probe[(j + kAim) % kRing] = caches[owners[j + kAim]]->Aim(ids[j + kAim]);
+    if (j + kEntries < m) {
+      caches[owners[j + kEntries]]->PrefetchEntries(probe[(j + kEntries) % kRing]);
+    }
     NodeCache& c = *caches[owners[j]];
     if (ops[j] == RequestOp::kRead) {
-      hits[j] = c.Get(ids[j], sizes[j]);
+      hits[j] = c.Get(ids[j], sizes[j], probe[j % kRing]);
     } else {
       c.Erase(ids[j]);
       hits[j] = 0;

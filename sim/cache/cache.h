@@ -25,15 +25,23 @@
 // size. Erase drops an object (and an S3-FIFO ghost) with no other change.
 //
 // Layout: entries live in one slab (24 bytes each: id, size, two list links,
-// frequency, queue) on intrusive doubly-linked lists, found through an
-// open-addressing table of 8-byte slots (a 32-bit tag of the id that also
-// fixes its home slot, and the entry's index) with linear probing and
-// backward-shift deletion, at most 70% full. Get, Erase and every eviction
-// are O(1) (amortized for the clock and S3-FIFO reinsertions) and allocate
-// nothing: a cache of objects sizes its slab and table when built; a cache of
-// bytes starts from a hint and doubles both when the slab is full, so it
-// allocates O(log objects) times over its life, never on most requests.
-// About 35 bytes per cached object (S3-FIFO: plus its ghosts).
+// frequency, queue) on intrusive doubly-linked lists, found through a table of
+// groups, each one 64-byte cache line of 12 slots: 12 one-byte tags (7 bits of
+// the id's hash under a set top bit; 0 marks an empty slot), a count of the ids
+// placed beyond the group from it or a group before it, and 12 entry indices.
+// An id's home group is fixed by the high bits of its hash; a lookup compares
+// the group's 12 tags at once (SSE2) and goes on to the next group only while
+// that count is not 0, so it usually reads one line of the table and one entry.
+// Insertion takes the first empty slot from the home group on, counting itself
+// in each full group it passes; deletion empties the slot and takes itself off
+// those counts (the outbound overflow counts of Meta's F14 hash table): no
+// tombstones, nothing degrades with deletions. Entries fill at most 3/4 of the
+// slots. Get, Erase and every eviction are O(1) (amortized for the clock and
+// S3-FIFO reinsertions) and allocate nothing: a cache of objects sizes its slab
+// and table when built; a cache of bytes starts from a hint and doubles both
+// when the slab is full, so it allocates O(log objects) times over its life,
+// never on most requests. About 33 bytes per cached object (S3-FIFO: plus its
+// ghosts).
 //
 // Thread-safety: none; one thread uses a cache at a time.
 #ifndef CHSIM_SIM_CACHE_CACHE_H_
@@ -41,26 +49,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <optional>
 #include <span>
-#include <string_view>
 #include <vector>
 
+#include "sim/cache/policy.h"
+
 namespace chsim::sim {
-
-enum class CachePolicy : uint8_t { kLru, kFifo, kClock, kS3Fifo };
-
-// What a request does to the cache of its node: a read goes through it (a
-// miss inserts the object); a write or a delete drops the object.
-enum class RequestOp : uint8_t { kRead, kWrite, kDelete };
-
-// The policies' names, in CachePolicy's order (the scenario rows use it).
-inline constexpr std::string_view kCachePolicyNames[] = {"lru", "fifo", "clock", "s3fifo"};
-std::span<const std::string_view> CachePolicyNames() noexcept;
-std::string_view CachePolicyName(CachePolicy p) noexcept;
-// One line: what the policy does (chsim list).
-std::string_view CachePolicyDoc(CachePolicy p) noexcept;
-std::optional<CachePolicy> FindCachePolicy(std::string_view name) noexcept;
 
 class NodeCache {
  public:
@@ -68,20 +62,19 @@ class NodeCache {
   // when `by_bytes`. `expected_objects` sizes a cache of bytes at the start
   // (0: a small default); a cache of objects ignores it.
   NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes, uint64_t expected_objects = 0);
+  // The same content, order and state, with memory of its own (as much as
+  // `other` reserved: the copy allocates no more on its requests than it would).
+  NodeCache(const NodeCache& other);
+  NodeCache& operator=(const NodeCache&) = delete;
 
   // A read of object `id` of `size` bytes: true on a hit. A miss inserts it.
-  bool Get(uint64_t id, uint32_t size) noexcept;
+  bool Get(uint64_t id, uint32_t size) noexcept { return Get(id, size, ProbeOf(id)); }
   // Drops `id` (a delete, or a write that invalidates); true if it was cached.
   bool Erase(uint64_t id) noexcept;
   // Empties the cache (a node that leaves or restarts), keeping its memory.
   void Clear() noexcept;
   // Empties the cache and returns its memory (a node that has left).
   void Release() noexcept;
-  // Brings towards the CPU what Get(id) will touch, a stage at a time (a
-  // hint; changes nothing): 0 the home slot; 1 the entry, or on a miss the
-  // tail entry an eviction would take; 2 the entry's list neighbours, or the
-  // tail's neighbour and slot. Stages 1 and 2 read the slots.
-  void Prefetch(uint64_t id, int stage = 0) const noexcept;
 
   CachePolicy policy() const noexcept { return policy_; }
   uint64_t capacity() const noexcept { return capacity_; }
@@ -93,6 +86,24 @@ class NodeCache {
   size_t MemoryBytes() const noexcept;
 
  private:
+  friend void ServeRequests(NodeCache* const*, std::span<const uint32_t>, std::span<const uint64_t>,
+                            std::span<const uint32_t>, std::span<const RequestOp>,
+                            std::span<uint8_t>) noexcept;
+  // Where an id's lookup starts (its home group and tag), for ServeRequests
+  // to run ahead of Get: Aim makes it and brings the group towards the CPU;
+  // PrefetchEntries (once the group is near) brings the entries its tags
+  // point to; Get(id, size, probe) then starts from it. Hints: they change
+  // nothing. A probe made before the table was resized is recomputed. (A
+  // hit's list neighbours are only written, which does not wait for them.)
+  struct Probe {
+    uint32_t group;
+    uint8_t tag;
+    uint32_t epoch;
+  };
+  Probe Aim(uint64_t id) const noexcept;
+  void PrefetchEntries(const Probe& p) const noexcept;
+  bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
+
   static constexpr uint32_t kNil = UINT32_MAX;
   enum Queue : uint8_t { kMain = 0, kSmall = 1, kGhost = 2 };  // lru/fifo/clock use kMain
 
@@ -112,18 +123,37 @@ class NodeCache {
     return by_bytes_ ? std::max<uint64_t>(size, 1) : 1;
   }
   // Table.
+  static constexpr size_t kSlots = 12;  // per group
+  // tag[s] for slot s < kSlots: kEmpty or a tag 0x80..0xff; tag[kOverflow]:
+  // ids placed beyond this group whose home is this group or one before it
+  // (a lookup that gets here goes on only while it is not 0).
+  static constexpr uint8_t kEmpty = 0, kSaturated = 0xff;
+  static constexpr size_t kOverflow = 15;
+  static constexpr uint32_t kSlotMask = (1u << kSlots) - 1;
+  struct alignas(64) Group {
+    uint8_t tag[16] = {};
+    uint32_t index[kSlots] = {};
+  };
   static uint64_t Mixed(uint64_t id) noexcept { return id * 0x9e3779b97f4a7c15ULL; }
-  size_t HomeOfTag(uint32_t tag) const noexcept {
-    return static_cast<size_t>((static_cast<uint64_t>(tag) * slots_.size()) >> 32);
+  // Hash bits 32..63 pick the home group, bits 25..31 the tag.
+  Probe ProbeOf(uint64_t id) const noexcept {
+    const uint64_t h = Mixed(id);
+    return {static_cast<uint32_t>(((h >> 32) * group_count_) >> 32),
+            static_cast<uint8_t>((h >> 25) | 0x80), epoch_};
   }
-  size_t Next(size_t i) const noexcept { return i + 1 == slots_.size() ? 0 : i + 1; }
-  uint32_t Find(uint64_t id) const noexcept;
-  void InsertSlot(uint64_t id, uint32_t index) noexcept;
-  void EraseSlot(uint64_t id) noexcept;
+  size_t NextGroup(size_t g) const noexcept { return g + 1 == group_count_ ? 0 : g + 1; }
+  static uint32_t Match(const Group& g, uint8_t tag) noexcept;  // bit s < kSlots: tag[s] == tag
+  uint32_t FindFrom(const Probe& p, uint64_t id) const noexcept;
+  uint32_t Find(uint64_t id) const noexcept { return FindFrom(ProbeOf(id), id); }
+  void PlaceSlot(uint64_t id, uint32_t index) noexcept;
+  void EraseSlot(uint64_t id, uint32_t index) noexcept;
+  void Rebuild() noexcept;
   void Resize(size_t entries);
+  void PrefetchVictim() const noexcept;  // the next eviction's entries and group
   // Lists.
   void PushHead(Queue q, uint32_t i) noexcept;
   void Unlink(uint32_t i) noexcept;
+  void MoveToHead(uint32_t i) noexcept;
   uint32_t NewEntry(uint64_t id, uint32_t size) noexcept;
   void Free(uint32_t i) noexcept;  // frees the slot and the unlinked entry
   void Drop(uint32_t i) noexcept;  // unlinks, then Free
@@ -142,16 +172,20 @@ class NodeCache {
   uint64_t admit_limit_;                                                  // largest charge admitted
   uint64_t stored_bytes_ = 0;
   List lists_[3];
-  std::vector<Entry> entries_;   // slab; size() = entries ever made, capacity fixed between resizes
-  uint32_t free_ = kNil;         // free entries, linked through next
-  std::vector<uint64_t> slots_;  // 0 empty, else tag << 32 | (index + 1)
-  size_t max_entries_ = 0;       // slab capacity before the next resize
-  size_t initial_entries_ = 0;   // the slab a fresh cache gets
+  std::vector<Entry> entries_;  // slab; size() = entries ever made, capacity fixed between resizes
+  uint32_t free_ = kNil;        // free entries, linked through next
+  std::vector<Group> groups_;
+  size_t group_count_ = 0;      // groups_.size()
+  uint32_t epoch_ = 0;          // resizes of the table so far
+  size_t max_entries_ = 0;      // slab capacity before the next resize
+  size_t initial_entries_ = 0;  // the slab a fresh cache gets
 };
 
 // The replay's inner loop: request j (object ids[j] of sizes[j] bytes, op
 // ops[j]) goes to caches[owners[j]], in order; hits[j] = 1 for a read that
-// hit, else 0. Prefetches each cache's slot a few requests ahead.
+// hit, else 0. Runs each request's Prefetch stages a few requests ahead of
+// its Get, so that many requests' memory accesses are in
+// flight at once.
 // REQUIRES: every owner names a cache; the spans are as long as `ids`.
 void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
                    std::span<const uint64_t> ids, std::span<const uint32_t> sizes,

@@ -12,7 +12,7 @@
 #include "chsim/profile.h"
 #include "chsim/replica.h"
 #include "chsim/topology.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/spec_docs.h"
 #include "sim/results/catalog.h"

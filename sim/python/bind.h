@@ -74,14 +74,16 @@ std::string_view KeyBytes(py::handle key, const std::string& what);
 // Keys given as a list or tuple (or any iterable) of str or bytes, or a
 // 1-dimensional numpy array of bytes (dtype S), str (dtype U) or objects.
 // Read a block at a time with ForEachBlock, which runs without the GIL: an
-// array is read in place, a list's block is copied while the GIL is taken
-// back for a moment (so no key is held as a whole copy).
+// array is read in place; a list's block is read in place too, in its str
+// and bytes objects, with the GIL taken back for that block (so no key is
+// copied, and no other thread changes the list under the views).
 class Keys {
  public:
   explicit Keys(py::handle keys);  // GIL held
   size_t size() const noexcept { return n_; }
-  // Views of keys [begin, begin + out.size()) into out; `scratch` holds the
-  // bytes of list items and the UTF-8 of str arrays. Throws
+  // Views of keys [begin, begin + out.size()) into out: into the array, or
+  // into the items of a list (valid while the GIL is held); `scratch` holds
+  // the UTF-8 of str arrays. Throws
   // std::invalid_argument (a str that is not valid Unicode, a list that
   // shrank) or TypeError (an item that is not a key). REQUIRES: the GIL when
   // needs_gil().
@@ -102,7 +104,8 @@ class Keys {
 inline constexpr size_t kBlockKeys = 1024;
 
 // Calls f(begin, views) for each block of keys, in order. REQUIRES: the GIL
-// released (it is taken back only to read a list's block).
+// released (it is taken back for a list's block, views made and f run: the
+// views point into the list's items).
 template <typename F>
 void ForEachBlock(const Keys& keys, F&& f) {
   std::vector<std::string_view> views(kBlockKeys);
@@ -113,10 +116,11 @@ void ForEachBlock(const Keys& keys, F&& f) {
     if (keys.needs_gil()) {
       py::gil_scoped_acquire gil;
       keys.Block(begin, block, scratch);
+      f(begin, std::span<const std::string_view>(block));
     } else {
       keys.Block(begin, block, scratch);
+      f(begin, std::span<const std::string_view>(block));
     }
-    f(begin, std::span<const std::string_view>(block));
   }
 }
 

@@ -222,9 +222,7 @@ Keys::Keys(py::handle keys) {
 
 void Keys::Block(size_t begin, std::span<std::string_view> out, std::string& scratch) const {
   const size_t count = out.size();
-  if (kind_ == Kind::kSequence) {  // copies the bytes: nothing points into Python objects
-    std::vector<size_t> ends(count);
-    scratch.clear();
+  if (kind_ == Kind::kSequence) {  // views into the items: valid while the GIL is held
     for (size_t i = 0; i < count; ++i) {
       // The size is read again each time: another thread may have changed the
       // list while the GIL was released between blocks.
@@ -235,10 +233,10 @@ void Keys::Block(size_t begin, std::span<std::string_view> out, std::string& scr
       const char* p = nullptr;
       Py_ssize_t len = 0;
       if (PyUnicode_Check(item)) {
-        if (PyUnicode_IS_COMPACT_ASCII(item)) {
+        if (PyUnicode_IS_COMPACT_ASCII(item)) {  // the str's own bytes, no conversion
           p = static_cast<const char*>(PyUnicode_DATA(item));
           len = PyUnicode_GET_LENGTH(item);
-        } else if ((p = PyUnicode_AsUTF8AndSize(item, &len)) == nullptr) {
+        } else if ((p = PyUnicode_AsUTF8AndSize(item, &len)) == nullptr) {  // cached in the str
           PyErr_Clear();
           throw std::invalid_argument(Utf8Error("keys[" + std::to_string(begin + i) + "]"));
         }
@@ -249,11 +247,7 @@ void Keys::Block(size_t begin, std::span<std::string_view> out, std::string& scr
         throw TypeError("keys[" + std::to_string(begin + i) + "]: found " + TypeName(item) +
                         "; accepted: str or bytes");
       }
-      scratch.append(p, static_cast<size_t>(len));
-      ends[i] = scratch.size();
-    }
-    for (size_t i = 0, start = 0; i < count; start = ends[i++]) {
-      out[i] = std::string_view(scratch.data() + start, ends[i] - start);
+      out[i] = std::string_view(p, static_cast<size_t>(len));
     }
     return;
   }

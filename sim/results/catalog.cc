@@ -7,7 +7,7 @@
 #include "chsim/replica.h"
 #include "chsim/topology.h"
 #include "sim/base/fields.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/results/provenance.h"
 #include "sim/run/metrics.h"
 #include "sim/scenario/scenario.h"

@@ -7,10 +7,11 @@
 #include <cmath>
 #include <memory>
 
-#include "sim/run/deployment.h"
 #include "sim/base/errors.h"
 #include "sim/base/interrupt.h"
 #include "sim/base/progress.h"
+#include "sim/cache/cache.h"
+#include "sim/run/deployment.h"
 #include "sim/run/replay_internal.h"
 
 namespace chsim::sim {
@@ -75,7 +76,6 @@ class Replay {
     by_bytes_ = s.cache_settings.capacity.bytes;
     capacity_ = NodeCapacity(s, c, key_seed_, run_.d.num_live());
     run_.Sync(c.cache_policy, capacity_, by_bytes_);
-    twin_.Sync(c.cache_policy, capacity_, by_bytes_);
     const Hasher& h = run_.d.key_hasher();
     ids_are_hashes_ = h.fn == &HashXxh3;
     hashes_.resize(kBlock);
@@ -90,6 +90,9 @@ class Replay {
   // Applies event `step` (1-based) to the run; false if it stopped the case.
   bool Apply(uint32_t step);
   void Process(const RequestBlock& b);
+  // Gives the twin copies of the run's caches: until the first event the two
+  // are the same, so only the run is replayed and the twin's hits are its.
+  void ForkTwin();
 
   const Scenario& s_;
   const CaseSpec& c_;
@@ -99,6 +102,7 @@ class Replay {
   Side run_, twin_;
   uint64_t key_seed_ = 0, length_ = 0, capacity_ = 0;
   bool by_bytes_ = false, ids_are_hashes_ = false;
+  bool forked_ = false;  // the twin has caches of its own (an event has happened)
   std::vector<uint64_t> positions_;
   std::vector<uint64_t> hashes_, ids_;
   StepCounts step_;
@@ -125,7 +129,18 @@ void Replay::EndStep(uint32_t step) {
   EmitCacheStep(v, objects, bytes, rows_.back(), r_);
 }
 
+void Replay::ForkTwin() {
+  twin_.caches.resize(run_.caches.size());
+  twin_.cache_of.resize(run_.caches.size());
+  for (size_t g = 0; g < run_.caches.size(); ++g) {
+    if (run_.caches[g]) twin_.caches[g] = std::make_unique<NodeCache>(*run_.caches[g]);
+    twin_.cache_of[g] = twin_.caches[g].get();
+  }
+  forked_ = true;
+}
+
 bool Replay::Apply(uint32_t step) {
+  if (!forked_) ForkTwin();
   try {
     run_.d.Apply(s_.events[step - 1], step);
   } catch (const CaseSkipped&) {
@@ -143,17 +158,13 @@ void Replay::Process(const RequestBlock& b) {
   const std::vector<uint64_t>& ids = ids_are_hashes_ ? hashes_ : ids_;
   if (!ids_are_hashes_) HashBatch(*FindHasher("xxh3"), b.keys.keys, {ids_.data(), m});
   for (Side* side : {&run_, &twin_}) {
+    if (side == &twin_ && !forked_) break;
     side->Locate({hashes_.data(), m});
     ServeRequests(side->cache_of.data(), {side->owner.data(), m}, {ids.data(), m}, b.sizes, b.ops,
                   {side->hits.data(), m});
   }
-  for (size_t j = 0; j < m; ++j) {
-    if (b.ops[j] == RequestOp::kRead) {
-      step_.Read(run_.owner[j], b.sizes[j], run_.hits[j], twin_.hits[j]);
-    } else {
-      step_.Other(run_.owner[j]);
-    }
-  }
+  const Side& twin = forked_ ? twin_ : run_;
+  step_.Count({run_.owner.data(), m}, b.sizes, b.ops, {run_.hits.data(), m}, {twin.hits.data(), m});
 }
 
 std::vector<std::vector<MetricRow>> Replay::Run() {

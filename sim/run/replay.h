@@ -31,10 +31,14 @@
 // stream order; their loads start afresh at each step, in the run and the
 // twin alike.
 //
+// Until the first event the twin is the run (the same nodes, the same
+// requests): each request is served once and counted for both, and at the
+// first event the twin takes a copy of the run's caches.
+//
 // Determinism: a trial's replay is sequential; its rows do not depend on
-// threads. Memory: the caches (about 35 bytes per cached object, twice: the
-// run and the twin), per-node tallies and one row per window; never the
-// stream.
+// threads. Memory: the caches (about 33 bytes per cached object; twice, the
+// run and the twin, from the first event on), per-node tallies and one row
+// per window; never the stream.
 //
 // Thread-safety: reentrant; one trial per call.
 #ifndef CHSIM_SIM_RUN_REPLAY_H_

@@ -4,13 +4,15 @@
 #ifndef CHSIM_SIM_RUN_REPLAY_INTERNAL_H_
 #define CHSIM_SIM_RUN_REPLAY_INTERNAL_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <vector>
 
-#include "sim/run/deployment.h"
+#include "sim/cache/policy.h"
 #include "sim/results/results.h"
+#include "sim/run/deployment.h"
 #include "sim/scenario/scenario.h"
 
 namespace chsim::sim {
@@ -39,37 +41,73 @@ struct StepCounts {
     windows.clear();
     window_left = 0;
   }
-  // Counts one request in the current window (opening one as needed).
-  CacheWindow& Tick() {
-    if (window_left == 0) {
-      windows.push_back(CacheWindow{start + windows.size() * window});
-      window_left = window;
+  // Counts a block of requests in order: request j went to node owners[j]
+  // (a read when ops[j] is kRead, else a write or delete), hits[j] and
+  // twin_hits[j] are 1 for a read that hit in the run and the twin (the same
+  // span when the twin is the run). Windows open as requests reach them.
+  void Count(std::span<const uint32_t> owners, std::span<const uint32_t> sizes,
+             std::span<const RequestOp> ops, std::span<const uint8_t> hits,
+             std::span<const uint8_t> twin_hits) {
+    for (size_t j = 0; j < owners.size();) {
+      if (window_left == 0) {
+        windows.push_back(CacheWindow{start + windows.size() * window});
+        window_left = window;
+      }
+      const size_t end =
+          j + static_cast<size_t>(std::min<uint64_t>(window_left, owners.size() - j));
+      const Sums s = twin_hits.data() == hits.data()
+                         ? CountRun<true>(j, end, owners, sizes, ops, hits, twin_hits)
+                         : CountRun<false>(j, end, owners, sizes, ops, hits, twin_hits);
+      CacheWindow& w = windows.back();
+      w.requests += end - j;
+      w.reads += s.reads;
+      w.misses += s.misses;
+      w.twin_misses += s.twin_misses;
+      twin_misses += s.twin_misses;
+      twin_miss_bytes += s.twin_miss_bytes;
+      window_left -= end - j;
+      j = end;
     }
-    --window_left;
-    CacheWindow& w = windows.back();
-    ++w.requests;
-    return w;
   }
-  void Read(uint32_t node, uint32_t size, bool hit, bool twin_hit) {
-    CacheWindow& w = Tick();
-    ++w.reads;
-    ++requests[node];
-    ++reads[node];
-    read_bytes[node] += size;
-    if (!hit) {
-      ++misses[node];
-      miss_bytes[node] += size;
-      ++w.misses;
+
+ private:
+  struct Sums {
+    uint64_t reads = 0, misses = 0, twin_misses = 0, twin_miss_bytes = 0;
+  };
+  // Requests [j, end) of a block, within one window.
+  template <bool kTwinIsRun>
+  Sums CountRun(size_t j, size_t end, std::span<const uint32_t> owners,
+                std::span<const uint32_t> sizes, std::span<const RequestOp> ops,
+                std::span<const uint8_t> hits, std::span<const uint8_t> twin_hits) {
+    // Locals: the counters are plain uint64_t arrays; the sums stay in registers.
+    uint64_t *node_requests = requests.data(), *node_reads = reads.data();
+    uint64_t *node_misses = misses.data(), *node_miss_bytes = miss_bytes.data();
+    uint64_t* node_read_bytes = read_bytes.data();
+    Sums s;
+    uint64_t miss_bytes_sum = 0;
+    for (; j < end; ++j) {
+      const uint32_t node = owners[j];
+      ++node_requests[node];
+      if (ops[j] != RequestOp::kRead) continue;
+      const uint64_t size = sizes[j], miss = hits[j] ^ 1u;
+      ++s.reads;
+      ++node_reads[node];
+      node_read_bytes[node] += size;
+      node_misses[node] += miss;
+      node_miss_bytes[node] += size & (0 - miss);
+      s.misses += miss;
+      miss_bytes_sum += size & (0 - miss);
+      if constexpr (!kTwinIsRun) {
+        const uint64_t twin_miss = twin_hits[j] ^ 1u;
+        s.twin_misses += twin_miss;
+        s.twin_miss_bytes += size & (0 - twin_miss);
+      }
     }
-    if (!twin_hit) {
-      ++twin_misses;
-      twin_miss_bytes += size;
-      ++w.twin_misses;
+    if constexpr (kTwinIsRun) {
+      s.twin_misses = s.misses;
+      s.twin_miss_bytes = miss_bytes_sum;
     }
-  }
-  void Other(uint32_t node) {
-    Tick();
-    ++requests[node];
+    return s;
   }
 };
 

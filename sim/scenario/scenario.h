@@ -40,7 +40,7 @@
 #include "chsim/node.h"
 #include "chsim/replica.h"
 #include "sim/base/json_reader.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/run/metric_group.h"
 #include "sim/scenario/domains.h"
 #include "sim/scenario/node_pattern.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "chsim/replica.h"
-#include "sim/cache/cache.h"
+#include "sim/cache/policy.h"
 #include "sim/run/metric_group.h"
 #include "sim/scenario/node_pattern.h"
 #include "sim/scenario/scenario.h"

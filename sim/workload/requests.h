@@ -24,9 +24,9 @@
 #include <vector>
 
 #include "chsim/hasher.h"
-#include "sim/cache/cache.h"
 #include "sim/base/fields.h"
 #include "sim/base/json_reader.h"
+#include "sim/cache/policy.h"
 #include "sim/workload/key_shape.h"
 
 namespace chsim::sim {
@@ -52,6 +52,11 @@ class RequestReader {
   // leaves it empty at the end of the stream. Throws RuntimeError "FILE:LINE:
   // ..." (or "FILE: record N: ...") for input it cannot read.
   virtual void Next(size_t max, RequestBlock* block) = 0;
+  // Counts the requests left and the reads among them, as reading them
+  // with Next would (with its errors), and leaves the stream at its end.
+  // Default: Next block by block; a reader that can count without making
+  // keys overrides it.
+  virtual void CountRest(uint64_t* requests, uint64_t* reads);
 };
 
 // The "size" field's forms, as rows (sim/base/fields.h): a number of bytes,

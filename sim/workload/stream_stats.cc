@@ -47,6 +47,15 @@ class BottomK {
 
 }  // namespace
 
+void RequestReader::CountRest(uint64_t* requests, uint64_t* reads) {
+  RequestBlock block;
+  for (Next(4096, &block); block.size() > 0; Next(4096, &block)) {
+    ThrowIfStopped();
+    *requests += block.size();
+    for (RequestOp op : block.ops) *reads += op == RequestOp::kRead;
+  }
+}
+
 StreamStats Workload::Stats(uint64_t seed, bool unique) const {
   std::lock_guard<std::mutex> lock(stats_mu_);
   const uint64_t key = indexed() ? seed : 0;
@@ -55,6 +64,11 @@ StreamStats Workload::Stats(uint64_t seed, bool unique) const {
   StreamStats st;
   BottomK sketch;
   auto reader = OpenRequests(seed);
+  if (!unique) {
+    reader->CountRest(&st.requests, &st.reads);
+    stats_[key] = st;
+    return st;
+  }
   RequestBlock block;
   for (reader->Next(4096, &block); block.size() > 0; reader->Next(4096, &block)) {
     ThrowIfStopped();

@@ -46,6 +46,7 @@ EXCEPTIONS = {
     "bench/algorithm_benchmark.cc": ({"jump", "modulo"},
                                      "interface-cost rows time these two, the cheapest lookups"),
     "bench/replay_benchmark.cc": ({"ring"}, "the replay is timed over one ring"),
+    "bench/replay-vs-libcachesim": ({"ring"}, "chsim's side of the replay runs over one ring"),
     "bench/python_locate.py": ({"ring", "jump", "maglev", "ketama"},
                                "the Python binding's cost over a few algorithms; uhashring's "
                                "own hash_fn name"),

@@ -9,6 +9,7 @@
 
 #include <list>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "sim/base/rng.h"
@@ -185,6 +186,106 @@ TEST(CacheTest, MatchesPlainModelInBytesWithGrowth) {
   for (CachePolicy p : kAll) {
     for (uint64_t capacity : {50, 1000, 20000}) {
       Compare(p, capacity, true, 5 + capacity, 6000, 600, 400, true);
+    }
+  }
+}
+
+// Ids whose table hash (id times the golden ratio, cache.cc) has its high
+// 32 bits in [0, spread): they share one or a few home groups, so lookups run
+// on past full groups, and with 2,000 objects in one home group the groups'
+// overflow counts saturate.
+uint64_t CrowdedId(uint64_t i, uint64_t spread) {
+  constexpr uint64_t kGolden = 0x9e3779b97f4a7c15ULL;
+  uint64_t inverse = kGolden;  // Newton's iteration for the inverse mod 2^64
+  for (int k = 0; k < 6; ++k) inverse *= 2 - kGolden * inverse;
+  const uint64_t hash = (Mix(i) % spread) << 32 | (Mix(i ^ 99) & 0xffffffffULL);
+  return hash * inverse;
+}
+
+TEST(CacheTest, CrowdedHomeGroupsMatchPlainModel) {
+  for (CachePolicy p : kAll) {
+    for (auto [spread, capacity] :
+         {std::pair<uint64_t, uint64_t>{1, 300}, {1, 2000}, {1000, 300}, {100000, 300}}) {
+      NodeCache cache(p, capacity, false);
+      Model model(p, capacity, false);
+      SplitMix64 rng(spread + capacity);
+      for (int r = 0; r < 30000; ++r) {
+        const uint64_t id = CrowdedId(Bounded(rng.Next(), 3 * capacity), spread);
+        if (Bounded(rng.Next(), 10) == 0) {
+          ASSERT_EQ(cache.Erase(id), model.Erase(id)) << CachePolicyName(p) << " erase " << r;
+          continue;
+        }
+        ASSERT_EQ(cache.Get(id, 1), model.Get(id, 1)) << CachePolicyName(p) << " request " << r;
+        ASSERT_EQ(cache.objects(), model.Objects()) << CachePolicyName(p) << " request " << r;
+      }
+    }
+  }
+}
+
+// ServeRequests (prefetching ahead, requests for one id close together,
+// several caches, blocks of any length) answers as Get and Erase one by one.
+TEST(CacheTest, ServeRequestsMatchesPlainModel) {
+  for (CachePolicy p : kAll) {
+    std::vector<std::unique_ptr<NodeCache>> owned;
+    std::vector<NodeCache*> caches;
+    std::vector<Model> models;
+    for (uint64_t capacity : {5, 64, 700}) {
+      owned.push_back(std::make_unique<NodeCache>(p, capacity, false));
+      caches.push_back(owned.back().get());
+      models.emplace_back(p, capacity, false);
+    }
+    SplitMix64 rng(7);
+    for (size_t block : {1, 7, 16, 17, 300, 1024}) {
+      std::vector<uint32_t> owners(block), sizes(block, 1);
+      std::vector<uint64_t> ids(block);
+      std::vector<RequestOp> ops(block);
+      std::vector<uint8_t> hits(block);
+      for (int round = 0; round < 20; ++round) {
+        for (size_t j = 0; j < block; ++j) {
+          const uint64_t x = rng.Next();
+          ids[j] = Mix((x & 7) ? Bounded(rng.Next(), 40) : Bounded(x, 2000));
+          owners[j] = static_cast<uint32_t>(ids[j] % caches.size());
+          ops[j] = Bounded(rng.Next(), 25) == 0 ? RequestOp::kDelete : RequestOp::kRead;
+        }
+        ServeRequests(caches.data(), owners, ids, sizes, ops, hits);
+        for (size_t j = 0; j < block; ++j) {
+          Model& m = models[owners[j]];
+          const bool want = ops[j] == RequestOp::kRead && m.Get(ids[j], 1);
+          if (ops[j] != RequestOp::kRead) m.Erase(ids[j]);
+          ASSERT_EQ(hits[j], want) << CachePolicyName(p) << " block " << block << " j " << j;
+        }
+      }
+    }
+  }
+}
+
+// A copy has the same content and order as its source, and then lives its
+// own life: each answers as the model would from the moment of the copy.
+TEST(CacheTest, CopyContinuesLikeItsSource) {
+  for (CachePolicy p : kAll) {
+    for (bool by_bytes : {false, true}) {
+      const uint64_t capacity = by_bytes ? 3000 : 100;
+      NodeCache cache(p, capacity, by_bytes);
+      Model model(p, capacity, by_bytes);
+      SplitMix64 rng(5);
+      auto request = [&](NodeCache& c, Model& m) {
+        const uint64_t id = Mix(Bounded(rng.Next(), 300));
+        const uint32_t size = static_cast<uint32_t>(1 + Mix(id) % 60);
+        ASSERT_EQ(c.Get(id, size), m.Get(id, size)) << CachePolicyName(p);
+      };
+      for (int r = 0; r < 5000; ++r) request(cache, model);
+      const size_t memory = cache.MemoryBytes();
+      NodeCache copy(cache);
+      Model copy_model = model;
+      EXPECT_EQ(copy.objects(), cache.objects());
+      EXPECT_EQ(copy.stored_bytes(), cache.stored_bytes());
+      EXPECT_EQ(copy.MemoryBytes(), memory);
+      for (int r = 0; r < 5000; ++r) {
+        request(cache, model);
+        request(copy, copy_model);
+      }
+      EXPECT_EQ(copy.objects(), copy_model.Objects());
+      EXPECT_EQ(cache.objects(), model.Objects());
     }
   }
 }

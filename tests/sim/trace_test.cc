@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "chsim/splitmix.h"
 #include "sim/base/errors.h"
 #include "sim/workload/workload.h"
 
@@ -143,6 +144,65 @@ TEST(TraceTest, OracleGeneralPlainAndZstdAcrossChunks) {
   const std::string bytes = OracleRecords(recs);
   EXPECT_EQ(ReadAll(Spec(Write("o.bin", bytes), TraceFormat::kOracleGeneral), 1000), want);
   EXPECT_EQ(ReadAll(Spec(Write("o.bin.zst", Zstd(bytes)), TraceFormat::kOracleGeneral), 777), want);
+}
+
+// Keys are the ids in decimal, as std::to_string writes them, at every digit
+// count and on both sides of each power of ten.
+TEST(TraceTest, OracleGeneralKeysAreDecimalIds) {
+  std::vector<std::pair<uint64_t, uint32_t>> recs;
+  std::vector<Req> want;
+  auto add = [&](uint64_t id) {
+    recs.push_back({id, 1});
+    want.push_back({std::to_string(id), 1, RequestOp::kRead});
+  };
+  add(0);
+  add(UINT64_MAX);
+  add(UINT64_MAX - 1);
+  for (uint64_t p = 1, k = 0; k < 20; ++k, p *= 10) {
+    add(p - 1);
+    add(p);
+    add(p + 1);
+    add(p * 5 + 7);
+  }
+  SplitMix64 rng(3);
+  for (int i = 0; i < 2000; ++i) add(rng.Next() >> (i % 64));
+  EXPECT_EQ(ReadAll(Spec(Write("dec.bin", OracleRecords(recs)), TraceFormat::kOracleGeneral), 64),
+            want);
+}
+
+// Counting a stream gives what reading it gives, with the same errors.
+TEST(TraceTest, OracleGeneralCountEqualsRead) {
+  std::vector<std::pair<uint64_t, uint32_t>> recs;
+  for (uint64_t i = 0; i < 9000; ++i) recs.push_back({i * 31, 1});
+  const std::string bytes = OracleRecords(recs);
+  for (const std::string& path : {Write("c.bin", bytes), Write("c.bin.zst", Zstd(bytes))}) {
+    uint64_t requests = 0, reads = 0;
+    OpenTrace(Spec(path, TraceFormat::kOracleGeneral))->CountRest(&requests, &reads);
+    EXPECT_EQ(requests, recs.size()) << path;
+    EXPECT_EQ(reads, recs.size()) << path;
+    auto half = OpenTrace(Spec(path, TraceFormat::kOracleGeneral));  // counting after a read
+    RequestBlock b;
+    half->Next(5000, &b);
+    requests = reads = 0;
+    half->CountRest(&requests, &reads);
+    EXPECT_EQ(requests + b.size(), recs.size()) << path;
+  }
+  auto count_error = [](const std::string& path) {
+    uint64_t requests = 0, reads = 0;
+    try {
+      OpenTrace(Spec(path, TraceFormat::kOracleGeneral))->CountRest(&requests, &reads);
+    } catch (const RuntimeError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  for (const std::string& path : {Write("cut.bin", bytes.substr(0, bytes.size() - 5)),
+                                  Write("cut.bin.zst", Zstd(bytes.substr(0, bytes.size() - 5))),
+                                  Write("e.bin", ""), Write("e.bin.zst", Zstd(""))}) {
+    const std::string error = ReadError(Spec(path, TraceFormat::kOracleGeneral));
+    EXPECT_FALSE(error.empty()) << path;
+    EXPECT_EQ(count_error(path), error);
+  }
 }
 
 TEST(TraceTest, BadInputNamesFileAndLine) {
