@@ -10,7 +10,8 @@
 //    where a draw reads one of the 42 entries its tables do not share with
 //    Ceph's and the two highest draws are that close: at most kTableSlack of
 //    each case's 10,000 inputs (measured: see docs/design.md, "CRUSH").
-//  - The object -> PG -> OSD step against osdmaptool: the PG of every object
+//  - The object -> PG -> OSD step against osdmaptool: 31 bits of every object
+//    name's hash (a pool of 2^31 PGs), the PG of every object
 //    name (ceph_str_hash_rjenkins, stable_mod over a pg_num that is not a
 //    power of two) and the OSDs of every PG (the placement seed hashed with
 //    the pool, then the rule).
@@ -127,6 +128,24 @@ TEST(CrushGolden, ObjectToPgToOsdsAsOsdmaptool) {
   }
   EXPECT_EQ(rows, pg_num);
   EXPECT_EQ(differ, 0u);
+}
+
+// objects-hash31.tsv: NAME, the PG osdmaptool gave it in a pool of pg_num
+// 2^31, i.e. the low 31 bits of ceph_str_hash_rjenkins (the hasher
+// ceph_rjenkins).
+TEST(CrushGolden, ObjectNameHashAsOsdmaptool) {
+  std::stringstream lines(ReadText(kCrushGolden + "/objects-hash31.tsv"));
+  std::string line;
+  size_t n = 0;
+  while (std::getline(lines, line)) {
+    const size_t tab = line.find('\t');
+    const std::string name = line.substr(0, tab);
+    EXPECT_EQ(HashCephRjenkins(name.data(), name.size()) & 0x7fffffff,
+              std::stoull(line.substr(tab + 1)))
+        << name;
+    ++n;
+  }
+  EXPECT_GE(n, 100u);
 }
 
 }  // namespace
