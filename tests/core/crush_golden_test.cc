@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "chsim/crush.h"
+#include "chsim/hasher.h"
 
 namespace chsim {
 namespace {
