@@ -262,9 +262,13 @@ void AddDiffCommand(CLI::App& app) {
       "  chsim diff --servers old.txt --servers-new new.txt --algorithm maglev keys.txt\n"
       "  chsim diff --servers old.txt --servers-new new.txt --profile varnish --json\n"
       "  chsim diff --servers haproxy.cfg:be --servers-new haproxy-new.cfg:be keys.txt");
-  cmd->add_option("--servers", flags.ring.servers, "the server list before the change")->required();
-  cmd->add_option("--servers-new", flags.servers_new, "the server list after the change")
+  cmd->add_option("--servers", flags.ring.servers,
+                  "the servers before the change: a server list, or a proxy's configuration "
+                  "FILE[:BLOCK] (see --servers-format), whose profile is then the default")
       ->required();
+  cmd->add_option("--servers-new", flags.servers_new, "the servers after the change, as --servers")
+      ->required();
+  AddServersFormatOption(cmd, flags.ring);
   AddProfileOptions(cmd, flags.ring);
   cmd->add_option("--profile-new", flags.profile_new,
                   "map the new side with this profile instead, its defaults (what moves if I "

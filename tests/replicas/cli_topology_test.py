@@ -22,10 +22,11 @@ import bisect
 import hashlib
 import json
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cli_common import FAILURES, chsim, fail, main, refused  # noqa: E402
+from cli_common import CHSIM, FAILURES, chsim, fail, main, refused  # noqa: E402
 
 
 def write(folder, name, text):
@@ -45,24 +46,34 @@ def rack_of(i, racks=3):
 
 def test_server_list(folder):
     catalog = json.loads(chsim("list", "--json").stdout)
-    plain = "".join(f"{lab} {1 + i % 3} n{i}\n" for i, lab in enumerate(LABELS))
+    # NAMEs are numbers, as HAProxy's ids must be; a profile may still refuse the list (one
+    # that takes no weights), and then it must refuse both files alike.
+    plain = "".join(f"{lab} {1 + i % 3} {100 + i}\n" for i, lab in enumerate(LABELS))
     # The columns in every position after the address, zones over racks.
-    spots = ["{lab} rack={r} zone=z{z} {w} n{i}", "{lab} {w} zone=z{z} n{i} rack={r}",
-             "{lab} {w} n{i} rack={r} zone=z{z}"]
+    spots = ["{lab} rack={r} zone=z{z} {w} {i}", "{lab} {w} zone=z{z} {i} rack={r}",
+             "{lab} {w} {i} rack={r} zone=z{z}"]
     with_domains = "".join(
-        spots[i % 3].format(lab=lab, w=1 + i % 3, i=i, r=rack_of(i), z=i % 3 % 2) + "\n"
+        spots[i % 3].format(lab=lab, w=1 + i % 3, i=100 + i, r=rack_of(i), z=i % 3 % 2) + "\n"
         for i, lab in enumerate(LABELS))
     a = write(folder, "plain.txt", plain)
     b = write(folder, "domains.txt", with_domains)
-    compared = 0
+    compared = refusing = 0
     for p in catalog["profiles"]:
         for cmd in (["ring"], ["locate"]):
-            got = [chsim(*cmd, "--servers", f, "--profile", p["name"], *(["-"] if cmd == ["locate"]
-                                                                           else []),
-                         stdin=KEYS).stdout for f in (a, b)]
-            if got[0] != got[1] or not got[0]:
-                fail(f"chsim {cmd[0]} --profile {p['name']}: the domain columns changed the output")
-            compared += 1
+            args = [*cmd, "--servers", None, "--profile", p["name"]] + (["-"] if "locate" in cmd
+                                                                         else [])
+            got = []
+            for f in (a, b):
+                args[2] = f
+                r = subprocess.run([CHSIM, *args], input=KEYS, capture_output=True, timeout=300)
+                got.append((r.returncode, r.stdout, r.stderr.replace(f.encode(), b"FILE")))
+            if got[0] != got[1] or got[0][0] not in (0, 2) or not (got[0][1] or got[0][2]):
+                fail(f"chsim {cmd[0]} --profile {p['name']}: the domain columns changed the "
+                     f"output or the refusal: {got[0][2]!r} / {got[1][2]!r}")
+            compared += got[0][0] == 0
+            refusing += got[0][0] == 2
+    if compared < len(catalog["profiles"]):
+        fail(f"only {compared} profile runs mapped the list ({refusing} refused it)")
     for algorithm in ("ring", "rendezvous", "maglev"):
         got = [chsim("locate", "--servers", f, "--algorithm", algorithm, "-", stdin=KEYS).stdout
                for f in (a, b)]

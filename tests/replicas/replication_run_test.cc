@@ -154,19 +154,19 @@ TEST(Replication, DomainsSweepAndRefusals) {
                       "replication.factor=3/replication.domain=rack"),
             ids.end());
   EXPECT_NE(std::find(ids.begin(), ids.end(),
-                      "rendezvous/n=12/replication.strategy=topk/replication.factor=3/"
+                      "rendezvous/n=12/replication.strategy=random/replication.factor=3/"
                       "replication.domain=none"),
             ids.end());
   EXPECT_EQ(std::find(ids.begin(), ids.end(),
-                      "rendezvous/n=12/replication.strategy=topk/replication.factor=3/"
+                      "rendezvous/n=12/replication.strategy=random/replication.factor=3/"
                       "replication.domain=rack"),
             ids.end());
   std::string text = WithRacks("\"strategy\": \"all\", \"domain\": [\"none\", \"rack\"]",
-                               "\"strategy\": \"topk\", \"domain\": \"rack\"");
+                               "\"strategy\": \"random\", \"domain\": \"rack\"");
   const std::string ring = "{\"algorithm\": \"ring\", \"points_per_node\": 40}, ";
   text.erase(text.find(ring), ring.size());
   std::string m = ErrorOf(text);
-  EXPECT_NE(m.find("strategy topk does not place copies by failure domain; strategies that do: "),
+  EXPECT_NE(m.find("strategy random does not place copies by failure domain; strategies that do: "),
             std::string::npos)
       << m;
   m = ErrorOf(WithRacks("{\"op\": \"add\", \"count\": 1}",
