@@ -6,12 +6,14 @@
 #include <charconv>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/profile_map.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "sim/base/errors.h"
@@ -27,7 +29,9 @@ struct RingOptions {
   std::string profile = "spymemcached";
   std::string hash_algorithm;
   std::string hasher;
-  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
+  // --points-per-weight as given (the ketama parameter of the same name):
+  // empty = the program's default.
+  std::string points_per_weight;
 };
 
 void AddRingOptions(CLI::App* cmd, RingOptions& o) {
@@ -38,14 +42,38 @@ void AddRingOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--hash-algorithm", o.hash_algorithm,
                   "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
   cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
-  cmd->add_option("--points-per-weight", o.replicas,
-                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
-      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+  cmd->add_option("--points-per-weight", o.points_per_weight,
+                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default "
+                  "67); groupcache: points per peer, HTTPPoolOptions.Replicas (default 50)");
 }
 
+// ProfileOptions from the flags, --points-per-weight checked by the ketama
+// parameter of its name (its range and message).
+ProfileOptions ProfileOptionsOf(const RingOptions& o) {
+  ProfileOptions p{o.hash_algorithm, o.hasher};
+  const std::string& text = o.points_per_weight;
+  if (text.empty()) return p;
+  const ParamSpec& ps = *GetAlgorithm("ketama").FindParam("points_per_weight");
+  try {
+    const ParamValue v = ps.Parse(text);
+    ps.Check("ketama", v);
+    p.replicas = static_cast<uint32_t>(std::get<uint64_t>(v));
+    if (p.replicas == 0) {
+      throw std::invalid_argument("found '0'; accepted: an integer 1.." +
+                                  std::to_string(static_cast<uint64_t>(ps.max)) +
+                                  " (leave the flag out for the program's default)");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError("--points-per-weight: " + std::string(e.what()));
+  }
+  return p;
+}
+
+// The peer's structure: a 32-bit Ring, or a ProfileMap (Profile::engine).
 struct BuiltRing {
   sim::ServerList list;
   Ring ring;
+  std::optional<ProfileMap> map;
 };
 
 // The peer's ring over the list. `remove`: labels to leave out, as the peer
@@ -66,12 +94,16 @@ BuiltRing BuildFromOptions(const RingOptions& o, const std::vector<std::string>&
     throw sim::UsageError("--remove: every server removed; keep at least one");
   Profile p;
   try {
-    p = MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
+    p = MakeProfile(o.profile, ProfileOptionsOf(o));
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
   }
   try {
-    b.ring = Ring::Build(p, b.list.nodes, b.list.weighted);
+    if (p.engine == Engine::kRing) {
+      b.ring = Ring::Build(p, b.list.nodes, b.list.weighted);
+    } else {
+      b.map = ProfileMap::Build(p, b.list.nodes);
+    }
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(o.servers + ": " + e.what());
   }
@@ -91,7 +123,8 @@ struct AlgorithmOptions {
 
 // Parameters the peer-profile options (AddRingOptions) already declare.
 bool IsRingOption(std::string_view param) {
-  return param == "profile" || param == "hash_algorithm" || param == "hasher";
+  return param == "profile" || param == "hash_algorithm" || param == "hasher" ||
+         param == "points_per_weight";
 }
 
 std::string FlagOf(std::string_view param) {
@@ -146,14 +179,8 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmOptions& a) {
     }
     return;
   }
-  if (cmd->count("--points-per-weight") > 0) {
-    throw sim::UsageError(
-        "--points-per-weight selects the varnish profile's points; it cannot be "
-        "combined with --algorithm " +
-        a.name + " (use --profile varnish)");
-  }
   const AlgorithmSpec& spec = GetAlgorithm(a.name);
-  for (const char* param : {"profile", "hash_algorithm"}) {
+  for (const char* param : {"profile", "hash_algorithm", "points_per_weight"}) {
     if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
       throw sim::UsageError(FlagOf(param) +
                             " selects a peer profile; it cannot be combined with --algorithm " +
@@ -188,6 +215,16 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmOpti
       {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
   for (const auto& [param, value] : ring_options) {
     if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
+  }
+  if (const ParamSpec* ps = spec.FindParam("points_per_weight");
+      ps != nullptr && cmd->count("--points-per-weight") > 0) {
+    try {  // the spec's message, naming the flag
+      const ParamValue v = ps->Parse(o.points_per_weight, list.nodes.size());
+      ps->Check(spec.name, v);
+      p.Set("points_per_weight", v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError("--points-per-weight: " + std::string(e.what()));
+    }
   }
   return p;
 }
@@ -316,6 +353,7 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
   sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
+    if (algo->LocateKeys(block, owners)) return;
     HashBatch(*hasher, block, hashes);
     if (!stateful) return algo->LocateBatch({hashes.data(), block.size()}, owners);
     for (size_t i = 0; i < block.size(); ++i) owners[i] = algo->Assign(hashes[i]);  // file order
@@ -360,6 +398,7 @@ void AddLocateCommand(CLI::App& app) {
     }
     BuiltRing b = BuildFromOptions(*o, algo->remove);
     sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
+      if (b.map) return b.map->LocateBatch(block, owners);
       b.ring.LocateBatch(block, owners);
     });
   });
@@ -370,11 +409,18 @@ void AddRingCommand(CLI::App& app) {
   auto* o = &options;
   CLI::App* cmd = app.add_subcommand(
       "ring",
-      "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"
+      "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps (haproxy: "
+      "each point, then the last hash nearer to it than to the next; nginx-hash, "
+      "pecl-memcache: the last value of each run; pymemcache has no ring).\n"
       "Example: chsim ring --servers servers.txt --profile twemproxy");
   AddRingOptions(cmd, *o);
   cmd->callback([o] {
     BuiltRing b = BuildFromOptions(*o);
+    if (b.map) {
+      throw sim::UsageError("profile '" + o->profile +
+                            "' is rendezvous hashing: it has no ring to print (chsim locate "
+                            "maps keys)");
+    }
     sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();
