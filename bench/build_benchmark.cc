@@ -91,7 +91,9 @@ void BM_BuildAlgo(benchmark::State& state, const AlgorithmSpec* algo) {
 
 void Register() {
   std::vector<std::string> profiles;
-  for (const ProfileInfo& p : AllProfiles()) profiles.emplace_back(p.name);
+  for (const ProfileInfo& p : AllProfiles()) {
+    if (MakeProfile(p.name).engine == Engine::kRing) profiles.emplace_back(p.name);
+  }
   profiles.push_back("research-xxh3");
   for (const std::string& p : profiles) {
     std::string name = "build/ring:" + p;

@@ -21,6 +21,7 @@
 #include "chsim/hasher.h"
 #include "chsim/node.h"
 #include "chsim/profile.h"
+#include "chsim/profile_map.h"
 #include "chsim/ring.h"
 
 namespace chsim::bench {
@@ -51,38 +52,49 @@ std::vector<std::string> RingProfiles() {
 }
 
 // One-slot caches: benchmarks are registered grouped by structure, so each
-// structure is built once per group (outside any timed region).
-const Ring& CachedRing(const std::string& profile, size_t n) {
+// structure (a Ring, or a ProfileMap) is built once per group (outside any
+// timed region).
+template <typename Structure>
+const Structure& Cached(const std::string& profile, size_t n) {
   static std::string key;
-  static Ring ring;
+  static Structure built;
   std::string want = profile + "/" + std::to_string(n);
   if (key != want) {
-    ring = Ring();
+    built = Structure();
     std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
-    ring = Ring::Build(ProfileByName(profile), nodes);
+    built = Structure::Build(ProfileByName(profile), nodes);
     key = want;
   }
-  return ring;
+  return built;
 }
 
 enum class Mode { kTput, kLat, kBatch };
 
+// Batched lookups: locate_batch(keys, out) over the pool, kChunk keys a call.
+template <typename LocateBatch>
+void RunBatches(benchmark::State& state, const KeyPool& pool, LocateBatch locate_batch) {
+  std::vector<uint32_t> out(kChunk);
+  const size_t batches = (pool.mask + 1) / kChunk;
+  size_t b = 0;
+  for (auto _ : state) {
+    locate_batch(
+        std::span<const std::string_view>(pool.keys).subspan((b % batches) * kChunk, kChunk),
+        std::span<uint32_t>(out));
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+    ++b;
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
+}
+
 void BM_Ring(benchmark::State& state, std::string profile, bool incl, Mode mode) {
   const size_t n = static_cast<size_t>(state.range(0));
-  const Ring& ring = CachedRing(profile, n);
+  const Ring& ring = Cached<Ring>(profile, n);
   const KeyPool& pool = Keys();
   const std::vector<uint64_t>& hashes = Hashes();
   if (mode == Mode::kBatch) {
-    std::vector<uint32_t> out(kChunk);
-    const size_t batches = (pool.mask + 1) / kChunk;
-    size_t b = 0;
-    for (auto _ : state) {
-      ring.LocateBatch(std::span(pool.keys).subspan((b % batches) * kChunk, kChunk), out);
-      benchmark::DoNotOptimize(out.data());
-      benchmark::ClobberMemory();
-      ++b;
-    }
-    state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
+    RunBatches(state, pool,
+               [&](auto keys, std::span<uint32_t> out) { ring.LocateBatch(keys, out); });
   } else if (incl) {
     auto op = [&](size_t i) -> uint64_t { return ring.Locate(pool.keys[i]); };
     if (mode == Mode::kLat)
@@ -103,6 +115,32 @@ void BM_Ring(benchmark::State& state, std::string profile, bool incl, Mode mode)
   state.counters["bytes_per_node"] = static_cast<double>(ring.MemoryBytes()) / n;
 }
 
+// A profile whose engine is a ProfileMap (pymemcache): the same modes as
+// BM_Ring, LocateHash scoring the stand-in key of the 64-bit hash.
+void BM_Map(benchmark::State& state, std::string profile, bool incl, Mode mode) {
+  const size_t n = static_cast<size_t>(state.range(0));
+  const ProfileMap& map = Cached<ProfileMap>(profile, n);
+  const KeyPool& pool = Keys();
+  const std::vector<uint64_t>& hashes = Hashes();
+  if (mode == Mode::kBatch) {
+    RunBatches(state, pool,
+               [&](auto keys, std::span<uint32_t> out) { map.LocateBatch(keys, out); });
+  } else {
+    auto op = [&](size_t i) -> uint64_t {
+      return incl ? map.Locate(pool.keys[i]) : map.LocateHash(hashes[i]);
+    };
+    if (mode == Mode::kLat)
+      RunItems<true>(state, pool.mask, op);
+    else
+      RunItems<false>(state, pool.mask, op);
+  }
+  state.counters["bytes_per_node"] = static_cast<double>(map.MemoryBytes()) / n;
+}
+
+bool IsMapProfile(const std::string& name) {
+  return name.rfind("research-", 0) != 0 && MakeProfile(name).engine != Engine::kRing;
+}
+
 void RegisterRings() {
   for (const std::string& p : RingProfiles()) {
     struct V {
@@ -116,7 +154,9 @@ void RegisterRings() {
                 V{false, Mode::kTput, "key_hash:excl/mode:tput"},
                 V{false, Mode::kLat, "key_hash:excl/mode:lat"}}) {
       std::string name = Join({"lookup", "ring:" + p, v.tag});
-      auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_Ring, p, v.incl, v.mode);
+      auto* b = IsMapProfile(p)
+                    ? benchmark::RegisterBenchmark(name.c_str(), BM_Map, p, v.incl, v.mode)
+                    : benchmark::RegisterBenchmark(name.c_str(), BM_Ring, p, v.incl, v.mode);
       for (int64_t n : NodeCounts()) b->Arg(n);
       Tune(b->ArgName("nodes"));
     }

@@ -16,6 +16,7 @@
 #include "chsim/crush.h"
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
+#include "murmur3.h"
 
 namespace chsim {
 namespace {
@@ -125,6 +126,14 @@ constexpr Hasher kHashers[] = {
     {"wt6", "HAProxy's wt6 (hash.c hash_wt6)", HashWt6, 32},
     {"wt6_avalanche", "wt6, then HAProxy's full_hash", HashWt6Avalanche, 32},
     {"crc32_avalanche", "CRC-32, then HAProxy's full_hash", HashCrc32Avalanche, 32},
+    {"memcache_crc32",
+     "PHP memcache's consistent bucket: CRC-32 of the key as it sends it (bytes <= 0x20 as "
+     "'_', at most 250 bytes) mod 1024",
+     HashMemcacheCrc32, 10},
+    {"memcache_fnv",
+     "PHP memcache's consistent bucket with memcache.hash_function=fnv: FNV-1a 32 (bytes read as "
+     "signed char) of the key as it sends it, mod 1024",
+     HashMemcacheFnv, 10},
 };
 
 }  // namespace
@@ -239,47 +248,9 @@ uint64_t HashSpyFnv1a_64(const void* data, size_t len) noexcept {
   return h & 0xffffffffu;
 }
 
-// MurmurHash3_x86_32 (Austin Appleby, public domain, 2011); constants c1, c2
-// and the fmix32 finalizer are his.
+// MurmurHash3_x86_32 (Austin Appleby, public domain, 2011): murmur3.h.
 uint64_t HashMurmur3_32(const void* data, size_t len) noexcept {
-  const uint8_t* p = Bytes(data);
-  const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
-  uint32_t h = 0;
-  size_t nblocks = len / 4;
-  auto rotl = [](uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
-  for (size_t i = 0; i < nblocks; ++i) {
-    uint32_t k = uint32_t{p[4 * i]} | uint32_t{p[4 * i + 1]} << 8 | uint32_t{p[4 * i + 2]} << 16 |
-                 uint32_t{p[4 * i + 3]} << 24;
-    k *= c1;
-    k = rotl(k, 15);
-    k *= c2;
-    h ^= k;
-    h = rotl(h, 13);
-    h = h * 5 + 0xe6546b64;
-  }
-  const uint8_t* tail = p + nblocks * 4;
-  uint32_t k = 0;
-  switch (len & 3) {
-    case 3:
-      k ^= uint32_t{tail[2]} << 16;
-      [[fallthrough]];
-    case 2:
-      k ^= uint32_t{tail[1]} << 8;
-      [[fallthrough]];
-    case 1:
-      k ^= tail[0];
-      k *= c1;
-      k = rotl(k, 15);
-      k *= c2;
-      h ^= k;
-  }
-  h ^= static_cast<uint32_t>(len);
-  h ^= h >> 16;
-  h *= 0x85ebca6b;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35;
-  h ^= h >> 16;
-  return h;
+  return murmur3::Finish(0, Bytes(data), len, len);
 }
 
 uint64_t HashXxh32(const void* data, size_t len) noexcept { return XXH32(data, len, 0); }
@@ -360,6 +331,38 @@ uint64_t HashWt6Avalanche(const void* data, size_t len) noexcept {
 }
 uint64_t HashCrc32Avalanche(const void* data, size_t len) noexcept {
   return HaproxyFullHash(static_cast<uint32_t>(HashCrc32(data, len)));
+}
+
+// PECL memcache 8 (php-memcache) src/memcache_pool.c mmc_prepare_key_ex: the
+// key as sent, at most MMC_MAX_KEY_LEN (250) bytes, every byte <= ' '
+// (compared unsigned) replaced by '_'; then the pool's hash of it, and
+// mmc_consistent_find_server's bucket, hash % MMC_CONSISTENT_BUCKETS (1024).
+namespace {
+template <typename Hash>
+uint64_t MemcacheBucket(const void* data, size_t len, Hash hash) noexcept {
+  uint8_t key[250];
+  const size_t n = len < sizeof(key) ? len : sizeof(key);
+  for (size_t i = 0; i < n; ++i) key[i] = Bytes(data)[i] > ' ' ? Bytes(data)[i] : '_';
+  return hash(key, n) % 1024;
+}
+
+// mmc_hash_fnv1a_combine: seed ^= (unsigned int)*(p++) with p a `const char *`,
+// signed on x86, so a byte >= 0x80 enters sign-extended (0xffffff80 | b).
+uint64_t MemcacheFnv1a(const void* data, size_t len) noexcept {
+  uint32_t h = kFnv32Init;
+  for (size_t i = 0; i < len; ++i) {
+    h = (h ^ static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(Bytes(data)[i])))) *
+        kFnv32Prime;
+  }
+  return h;
+}
+}  // namespace
+
+uint64_t HashMemcacheCrc32(const void* data, size_t len) noexcept {
+  return MemcacheBucket(data, len, HashCrc32);
+}
+uint64_t HashMemcacheFnv(const void* data, size_t len) noexcept {
+  return MemcacheBucket(data, len, MemcacheFnv1a);
 }
 
 // Varnish 7.1 bin/varnishd/cache/cache_vrt.c VRT_HashStrands32 (l.373-396):

@@ -48,6 +48,17 @@ constexpr ProfileInfo kProfiles[] = {
      "(ids: NAME, else numbered as HAProxy does), the nearest point, a tie to the lower; key "
      "hash --hasher sdbm_avalanche (default), sdbm, djb2[_avalanche], wt6[_avalanche], "
      "crc32[_avalanche]"},
+    {"groupcache",
+     "Go groupcache consistenthash (HTTPPool): crc32 of decimal i + peer (NAME, else the "
+     "label), 50 points per peer (--points-per-weight: Replicas), no weights, first point >= "
+     "hash, the later peer wins equal points"},
+    {"pecl-memcache",
+     "PHP memcache 8 (PECL) consistent strategy: crc32 of host:port-i, 160 points per weight, "
+     "read at 1,024 buckets; key bucket = crc32(key as sent) % 1024 (--hasher memcache_fnv for "
+     "memcache.hash_function=fnv)"},
+    {"pymemcache",
+     "pymemcache 3.5 HashClient: rendezvous, the highest murmur3_32 of host:port-KEY over the "
+     "key's code points (low 8 bits each), ties to the greater host:port; no weights"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -164,6 +175,15 @@ void ApplyVarnish(Profile& p, const ProfileOptions& opt) {
   p.knob = PointsKnob::kReplicas;  // reconfigure(replicas=...)
 }
 
+// The settings every profile with one point per hash shares: `count` points
+// per node (or per unit of weight), no MD5 x4.
+void OnePointPerHash(Profile& p, PointCount count, uint32_t points) {
+  p.count = p.weighted_count = count;
+  p.points_per_node = points;
+  p.points_per_hash = 1;
+  p.weighted_uses_md5 = false;
+}
+
 constexpr std::string_view kHaproxyHashers[] = {
     "sdbm_avalanche", "sdbm",  "djb2",           "djb2_avalanche", "wt6",
     "wt6_avalanche",  "crc32", "crc32_avalanche"};
@@ -184,10 +204,7 @@ void ApplyHaproxy(Profile& p, const ProfileOptions& opt) {
   }
   p.key_format = PointKeyFormat::kLabel;  // unused: kServerIdMix hashes ids
   p.point_rule = PointRule::kServerIdMix;
-  p.points_per_node = 16;  // BE_WEIGHT_SCALE nodes per unit of weight
-  p.count = p.weighted_count = PointCount::kPerWeight;
-  p.points_per_hash = 1;
-  p.weighted_uses_md5 = false;
+  OnePointPerHash(p, PointCount::kPerWeight, 16);  // BE_WEIGHT_SCALE nodes per unit of weight
   p.key_hasher = &GetHasher(h);
   p.point_hasher = p.key_hasher;  // unused: the points are HaproxyFullHash of integers
   p.edge = LookupEdge::kNearest;
@@ -195,6 +212,76 @@ void ApplyHaproxy(Profile& p, const ProfileOptions& opt) {
   p.duplicates = DuplicatePoints::kDrop;
   p.max_weight = 256;  // server.c srv_parse_weight: "weight must be between 0 and 256"
   p.knob = PointsKnob::kWeight;  // 16 per weight is fixed; `weight N` scales it
+}
+
+// Go groupcache (Debian golang-github-golang-groupcache-dev) consistenthash/
+// consistenthash.go: New (crc32.ChecksumIEEE unless HashFn is set), Add
+// (hashMap[hash] = key: the later peer owns an equal point; every point stays
+// in the sorted keys), Get (sort.Search for the first point >= hash, else
+// point 0); http.go: defaultReplicas = 50, HTTPPool.Set adds the peers in
+// order.
+void ApplyGroupcache(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  const std::string_view h = opt.hasher.empty() ? "crc32" : std::string_view(opt.hasher);
+  const Hasher* hasher = FindHasher(h);
+  if (hasher == nullptr || hasher->bits != 32) {  // a Go consistenthash.Hash returns uint32
+    std::string valid;
+    for (const Hasher& x : AllHashers()) {
+      if (x.bits == 32) valid += (valid.empty() ? "" : ", ") + std::string(x.name);
+    }
+    Unknown("hasher for groupcache (a 32-bit hash)", h, valid);
+  }
+  p.key_format = PointKeyFormat::kLabel;  // unused: kDecimalThenPeer takes NAME, else the label
+  p.point_rule = PointRule::kDecimalThenPeer;
+  OnePointPerHash(p, PointCount::kConstant, opt.replicas == 0 ? 50 : opt.replicas);
+  p.key_hasher = p.point_hasher = hasher;
+  p.tie = TieRule::kLaterWins;
+  p.duplicates = DuplicatePoints::kKeepAsWinner;
+  p.max_weight = 1;  // Map.Add takes peers only
+  p.knob = PointsKnob::kReplicas;  // HTTPPoolOptions.Replicas
+}
+
+// PECL memcache 8 (php-memcache; websupport-sk/pecl-memcache)
+// memcache_consistent_hash.c: mmc_consistent_add_server (weight x
+// MMC_CONSISTENT_POINTS = 160 points, the hash of "host:port-" continued over
+// the decimal i), mmc_consistent_populate_buckets (qsort, then bucket i =
+// mmc_consistent_find(step x i): the first point >= it, else point 0) and
+// mmc_consistent_find_server (buckets[hash(key) % 1024]; one server: that
+// one). The point hash is the pool's: CRC-32 (memcache.hash_function's
+// default) or FNV-1a 32.
+void ApplyPeclMemcache(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  const std::string_view h = opt.hasher.empty() ? "memcache_crc32" : std::string_view(opt.hasher);
+  if (h != "memcache_crc32" && h != "memcache_fnv") {
+    Unknown("hasher for pecl-memcache", h, "memcache_crc32, memcache_fnv");
+  }
+  p.key_format = PointKeyFormat::kHostPort;  // sprintf("%s:%d-", mmc->host, mmc->tcp.port)
+  p.point_rule = PointRule::kPointKeyHash;
+  OnePointPerHash(p, PointCount::kPerWeight, 160);
+  p.key_hasher = &GetHasher(h);
+  p.point_hasher = &GetHasher(h == "memcache_crc32" ? "crc32" : "fnv1a_32");
+  p.tie = TieRule::kEarlierWins;  // qsort (unstable): equal points are not ordered by the program
+  p.duplicates = DuplicatePoints::kKeep;
+  p.buckets = 1024;  // MMC_CONSISTENT_BUCKETS
+  p.hash_space_bits = 10;
+  p.knob = PointsKnob::kWeight;  // 160 per weight is fixed; the weight scales it
+}
+
+// pymemcache 3.5.2 (Debian python3-pymemcache) client/hash.py HashClient
+// (node names '%s:%s' % (host, port), _get_client -> hasher.get_node(key))
+// and client/rendezvous.py RendezvousHash.get_node (score murmur3_32 of
+// "%s-%s" % (node, key), seed 0; the highest wins, ties to max(str)).
+void ApplyPymemcache(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  RejectOption(p.name, "--hasher", opt.hasher);
+  p.engine = Engine::kRendezvous;
+  p.key_format = PointKeyFormat::kHostPort;
+  OnePointPerHash(p, PointCount::kConstant, 1);
+  // The simulator's stand-in key hash (ProfileMap::LocateHash): chsim locate
+  // scores the key text itself.
+  p.key_hasher = p.point_hasher = &GetHasher("xxh3");
+  p.max_weight = 1;  // HashClient takes servers, no weights
+  p.knob = PointsKnob::kNone;  // every server scores every key
 }
 
 }  // namespace
@@ -245,6 +332,11 @@ std::vector<uint32_t> HaproxyServerIds(std::span<const Node> nodes) {
 
 void CheckWeight(const Profile& p, uint32_t weight, std::string_view who) {
   if (p.max_weight == 0 || weight <= p.max_weight) return;
+  if (p.max_weight == 1) {
+    throw std::invalid_argument(
+        (who.empty() ? std::string() : "server '" + std::string(who) + "': ") + "weight " +
+        std::to_string(weight) + " given, but " + p.name + " takes no weights (accepted: 1)");
+  }
   throw std::invalid_argument(
       (who.empty() ? std::string() : "server '" + std::string(who) + "': ") +
       std::string(p.weight_word) + " " + std::to_string(weight) + " is above what " + p.name +
@@ -347,6 +439,9 @@ constexpr ProxyProfile kProxyProfiles[] = {
     {"nginx-hash", ApplyNginxHash, false},
     {"varnish", ApplyVarnish, true},
     {"haproxy", ApplyHaproxy, false},
+    {"groupcache", ApplyGroupcache, true},
+    {"pecl-memcache", ApplyPeclMemcache, false},
+    {"pymemcache", ApplyPymemcache, false},
 };
 
 Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {

@@ -222,6 +222,10 @@ struct RingPlan {
 };
 
 RingPlan PlanRing(const Profile& profile, std::span<const Node> nodes, bool weighted) {
+  if (profile.engine != Engine::kRing) {
+    throw std::invalid_argument("profile '" + profile.name +
+                                "' is not a 32-bit ring (chsim/profile_map.h builds it)");
+  }
   if (nodes.empty()) throw std::invalid_argument("a ring needs at least one node");
   if (nodes.size() > Ring::kMaxNodes) {
     throw std::invalid_argument("a ring takes at most " + std::to_string(Ring::kMaxNodes) +
@@ -450,6 +454,18 @@ void RulePoints(const Profile& profile, const Node& node, uint32_t count, uint32
       }
       return;
     }
+    case PointRule::kDecimalThenPeer: {
+      // consistenthash.go Add: m.hash([]byte(strconv.Itoa(i) + key)).
+      const std::string& peer = node.name.empty() ? node.label : node.name;
+      std::string key(10 + peer.size(), '\0');  // room for any uint32_t in decimal
+      for (uint32_t i = 0; i < count; ++i) {
+        char* end = std::to_chars(key.data(), key.data() + 10, i).ptr;
+        std::memcpy(end, peer.data(), peer.size());
+        out[i] = static_cast<uint32_t>((*profile.point_hasher)(
+            key.data(), static_cast<size_t>(end - key.data()) + peer.size()));
+      }
+      return;
+    }
     case PointRule::kCrc32Chain: {
       // base = CRC-32 of host, NUL, port; point j continues it over the
       // little-endian bytes of point j - 1 (zlib's crc32(crc, ...) continues
@@ -527,6 +543,26 @@ std::vector<Entry> NearestEntries(const std::vector<Entry>& points) {
   return out;
 }
 
+// Profile::buckets (PECL memcache): bucket i takes the owner of the first
+// point >= i * step (step = floor((2^32 - 1) / buckets)), else of the first
+// point; one entry per run of buckets with the same owner, at its last
+// bucket. REQUIRES: `points` sorted, not empty.
+std::vector<Entry> BucketEntries(const std::vector<Entry>& points, uint32_t buckets) {
+  const uint32_t step = UINT32_MAX / buckets;
+  std::vector<Entry> out;
+  size_t at = 0;
+  for (uint32_t i = 0; i < buckets; ++i) {
+    while (at < points.size() && points[at].point < i * step) ++at;
+    const uint32_t owner = points[at < points.size() ? at : 0].owner;
+    if (!out.empty() && out.back().owner == owner) {
+      out.back().point = i;
+    } else {
+      out.push_back({i, owner});
+    }
+  }
+  return out;
+}
+
 // The ring's entries for a profile whose points come from RulePoints: every
 // point with its owner, sorted stably by point (equal points in rank order),
 // then each run of equal points reduced per profile.duplicates.
@@ -558,7 +594,16 @@ std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nod
   for (size_t rank = 0; rank < plan.owner.size(); ++rank) {
     const uint32_t owner = plan.owner[rank];
     points.resize(plan.counts[rank]);
-    if (ids.empty()) {
+    if (profile.point_rule == PointRule::kPointKeyHash) {  // one point per point key
+      std::string key = PointKeyPrefix(profile, nodes[owner]) + "-";
+      const size_t base = key.size();
+      key.resize(base + 10);  // room for any uint32_t in decimal
+      for (uint32_t i = 0; i < plan.counts[rank]; ++i) {
+        const char* end = std::to_chars(key.data() + base, key.data() + key.size(), i).ptr;
+        points[i] = static_cast<uint32_t>(
+            (*profile.point_hasher)(key.data(), static_cast<size_t>(end - key.data())));
+      }
+    } else if (ids.empty()) {
       RulePoints(profile, nodes[owner], plan.counts[rank], points.data());
     } else {
       ServerIdPoints(ids[owner], plan.counts[rank], points.data());
@@ -592,6 +637,7 @@ std::vector<Entry> RuleEntries(const Profile& profile, std::span<const Node> nod
   }
   entries.resize(out);
   if (profile.edge == LookupEdge::kNearest) return NearestEntries(entries);
+  if (profile.buckets != 0) return BucketEntries(entries, profile.buckets);
   return entries;
 }
 
@@ -621,7 +667,7 @@ Ring Ring::Build(const Profile& profile, std::span<const Node> nodes, bool weigh
   entries.reserve(made + kPad);
   entries.resize(made);  // Entry() leaves them unset: every one is written
   size_t kept;
-  if (profile.point_rule != PointRule::kPointKeyHash) {
+  if (profile.point_rule != PointRule::kPointKeyHash || profile.buckets != 0) {
     entries = RuleEntries(profile, nodes, plan);
     kept = entries.size();
     entries.reserve(kept + kPad);

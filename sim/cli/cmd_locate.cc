@@ -13,6 +13,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
+#include "chsim/profile_map.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "chsim/topology.h"
@@ -37,9 +38,12 @@ void AddRingOptions(CLI::App* cmd, RingOptions& o) {
   AddProfileOptions(cmd, o);
 }
 
+// The peer's structure: a 32-bit Ring, or a ProfileMap (Profile::engine).
 struct BuiltRing {
   sim::ServerList list;
   Ring ring;
+  std::optional<ProfileMap> map;
+  std::string profile;  // the profile's name
 };
 
 // The peer's ring over the list. `remove`: labels to leave out, as the peer
@@ -60,7 +64,17 @@ BuiltRing BuildFromOptions(const CLI::App* cmd, const RingOptions& o,
   }
   if (b.list.nodes.empty())
     throw sim::UsageError("--remove: every server removed; keep at least one");
-  b.ring = BuildRing(ProfileFromOptions(OptionsFor(cmd, o, src)), b.list, o.servers);
+  const Profile p = ProfileFromOptions(OptionsFor(cmd, o, src));
+  b.profile = p.name;
+  if (p.engine == Engine::kRing) {
+    b.ring = BuildRing(p, b.list, o.servers);
+    return b;
+  }
+  try {
+    b.map = ProfileMap::Build(p, b.list.nodes);
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(o.servers + ": " + e.what());
+  }
   return b;
 }
 
@@ -270,6 +284,7 @@ void LocateWithAlgorithm(const CLI::App* cmd, const RingOptions& o, const Algori
   const bool stateful = algo->capabilities().stateful;
   std::vector<uint64_t> hashes(sim::kLocateBlockKeys);
   sim::WriteKeyOwners(keys, list.nodes, [&](auto block, std::span<uint32_t> owners) {
+    if (algo->LocateKeys(block, owners)) return;
     HashBatch(*hasher, block, hashes);
     if (!stateful) return algo->LocateBatch({hashes.data(), block.size()}, owners);
     for (size_t i = 0; i < block.size(); ++i) owners[i] = algo->Assign(hashes[i]);  // file order
@@ -327,6 +342,7 @@ void AddLocateCommand(CLI::App& app) {
     }
     BuiltRing b = BuildFromOptions(cmd, *o, algo->remove);
     sim::WriteKeyOwners(*keys, b.list.nodes, [&](auto block, std::span<uint32_t> owners) {
+      if (b.map) return b.map->LocateBatch(block, owners);
       b.ring.LocateBatch(block, owners);
     });
   });
@@ -337,11 +353,18 @@ void AddRingCommand(CLI::App& app) {
   auto* o = &options;
   CLI::App* cmd = app.add_subcommand(
       "ring",
-      "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps.\n"
+      "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps (haproxy: "
+      "each point, then the last hash nearer to it than to the next; nginx-hash, "
+      "pecl-memcache: the last value of each run; pymemcache has no ring).\n"
       "Example: chsim ring --servers servers.txt --profile twemproxy");
   AddRingOptions(cmd, *o);
   cmd->callback([cmd, o] {
     BuiltRing b = BuildFromOptions(cmd, *o);
+    if (b.map) {
+      throw sim::UsageError("profile '" + b.profile +
+                            "' is rendezvous hashing: it has no ring to print (chsim locate "
+                            "maps keys)");
+    }
     sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();

@@ -12,7 +12,8 @@ namespace {
 
 // Parameters the profile options (AddProfileOptions) already declare.
 bool IsRingOption(std::string_view param) {
-  return param == "profile" || param == "hash_algorithm" || param == "hasher";
+  return param == "profile" || param == "hash_algorithm" || param == "hasher" ||
+         param == "points_per_weight";
 }
 
 // The flag as messages name it, with its alias ("--points-per-node/--points").
@@ -41,6 +42,16 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlag
   for (const auto& [param, value] : ring_options) {
     if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
   }
+  if (const ParamSpec* ps = spec.FindParam("points_per_weight");
+      ps != nullptr && cmd->count("--points-per-weight") > 0) {
+    try {  // the spec's message, naming the flag
+      const ParamValue v = ps->Parse(o.points_per_weight, list.nodes.size());
+      ps->Check(spec.name, v);
+      p.Set("points_per_weight", v);
+    } catch (const std::invalid_argument& e) {
+      throw sim::UsageError("--points-per-weight: " + std::string(e.what()));
+    }
+  }
   return p;
 }
 
@@ -58,9 +69,9 @@ void AddProfileOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--hash-algorithm", o.hash_algorithm,
                   "spymemcached DefaultHashAlgorithm (KETAMA_HASH, FNV1A_64_HASH, ...)");
   cmd->add_option("--hasher", o.hasher, "key hasher where the peer lets you choose");
-  cmd->add_option("--points-per-weight", o.replicas,
-                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default 67)")
-      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 28));
+  cmd->add_option("--points-per-weight", o.points_per_weight,
+                  "varnish: points per unit of weight, its reconfigure(replicas=...) (default "
+                  "67); groupcache: points per peer, HTTPPoolOptions.Replicas (default 50)");
 }
 
 void AddServersFormatOption(CLI::App* cmd, RingOptions& o) {
@@ -91,9 +102,30 @@ RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::Ser
   return r;
 }
 
-Profile ProfileFromOptions(const RingOptions& o) {
+ProfileOptions ProfileOptionsOf(const RingOptions& o) {
+  ProfileOptions p{o.hash_algorithm, o.hasher, o.replicas};
+  const std::string& text = o.points_per_weight;
+  if (text.empty()) return p;
+  const ParamSpec& ps = *GetAlgorithm("ketama").FindParam("points_per_weight");
   try {
-    return MakeProfile(o.profile, ProfileOptions{o.hash_algorithm, o.hasher, o.replicas});
+    const ParamValue v = ps.Parse(text);
+    ps.Check("ketama", v);
+    p.replicas = static_cast<uint32_t>(std::get<uint64_t>(v));
+    if (p.replicas == 0) {
+      throw std::invalid_argument("found '0'; accepted: an integer 1.." +
+                                  std::to_string(static_cast<uint64_t>(ps.max)) +
+                                  " (leave the flag out for the program's default)");
+    }
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError("--points-per-weight: " + std::string(e.what()));
+  }
+  return p;
+}
+
+Profile ProfileFromOptions(const RingOptions& o) {
+  const ProfileOptions options = ProfileOptionsOf(o);
+  try {
+    return MakeProfile(o.profile, options);
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
   }
@@ -127,14 +159,8 @@ void CheckOptionMix(const CLI::App* cmd, const AlgorithmFlags& a) {
     }
     return;
   }
-  if (cmd->count("--points-per-weight") > 0) {
-    throw sim::UsageError(
-        "--points-per-weight selects the varnish profile's points; it cannot be "
-        "combined with --algorithm " +
-        a.name + " (use --profile varnish)");
-  }
   const AlgorithmSpec& spec = GetAlgorithm(a.name);
-  for (const char* param : {"profile", "hash_algorithm"}) {
+  for (const char* param : {"profile", "hash_algorithm", "points_per_weight"}) {
     if (cmd->count(FlagOf(param)) > 0 && !spec.FindParam(param)) {
       throw sim::UsageError(FlagOf(param) +
                             " selects a peer profile; it cannot be combined with --algorithm " +

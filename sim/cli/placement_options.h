@@ -28,7 +28,10 @@ struct RingOptions {
   std::string profile = "spymemcached";
   std::string hash_algorithm;
   std::string hasher;
-  uint32_t replicas = 0;  // 0: the profile's own (varnish: 67)
+  // --points-per-weight as given (checked by the ketama parameter of that
+  // name); empty: `replicas`.
+  std::string points_per_weight;
+  uint32_t replicas = 0;  // a configuration's own; 0: the profile's (varnish 67)
 };
 
 // --profile, --hash-algorithm, --hasher and --points-per-weight (not --servers).
@@ -47,6 +50,10 @@ sim::ServerSource LoadServerSource(const std::string& spec, const RingOptions& o
 // else the default; the configuration's own options (hash function,
 // replicas) unless a flag sets them or another profile is used.
 RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::ServerSource& src);
+
+// ProfileOptions from the options, --points-per-weight checked by the ketama
+// parameter of its name (its range and message). Throws UsageError.
+ProfileOptions ProfileOptionsOf(const RingOptions& o);
 
 // The profile the options name. Throws UsageError.
 Profile ProfileFromOptions(const RingOptions& o);

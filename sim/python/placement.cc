@@ -95,8 +95,14 @@ class Placement {
   }
 
   py::str Locate(py::handle key) {
-    const uint64_t h = (*key_hasher_)(KeyBytes(key, "key"));
+    const std::string_view bytes = KeyBytes(key, "key");
+    const uint64_t h = (*key_hasher_)(bytes);
     std::string label;
+    uint32_t id = 0;
+    if (!stateful_) {  // an algorithm that reads the key's bytes (LocateKeys)
+      auto lock = ReadLock();
+      if (algo_->LocateKeys({&bytes, 1}, {&id, 1})) return Text(nodes_[id].label);
+    }
     if (stateful_) {
       auto lock = WriteLock();
       label = nodes_[algo_->Assign(h)].label;
@@ -117,6 +123,7 @@ class Placement {
       auto run = [&] {
         std::vector<uint64_t> hashes(kBlockKeys);
         ForEachBlock(k, [&](size_t begin, std::span<const std::string_view> block) {
+          if (!stateful_ && algo_->LocateKeys(block, {o + begin, block.size()})) return;
           HashBatch(*key_hasher_, block, hashes);
           if (!stateful_)
             return algo_->LocateBatch({hashes.data(), block.size()}, {o + begin, block.size()});
@@ -322,6 +329,10 @@ class Placement {
 
   // The ring in order: (point, node id) for every point the profile keeps.
   py::array Points() const {
+    if (!profile_) {
+      throw py::value_error("profile '" + resolved_.Text("profile") +
+                            "' builds no ring (pymemcache: rendezvous hashing)");
+    }
     std::vector<uint32_t> ids;
     Ring ring;
     {
@@ -500,7 +511,9 @@ RingPlacement* MakeRing(py::handle servers, py::handle profile, py::handle hash_
   chsim::Params given{{"profile", name}};
   if (!options.hash_algorithm.empty()) given.Set("hash_algorithm", options.hash_algorithm);
   if (!options.hasher.empty()) given.Set("hasher", options.hasher);
-  return new RingPlacement(spec, std::move(list), std::move(given), std::move(p));
+  std::optional<Profile> ring;  // Points and the ring benchmark: 32-bit rings only
+  if (p.engine == Engine::kRing) ring = std::move(p);
+  return new RingPlacement(spec, std::move(list), std::move(given), std::move(ring));
 }
 
 // Algorithm's failure domains and replica sets (chsim/topology.h, chsim/replica.h).

@@ -16,6 +16,15 @@
 namespace chsim::sim {
 namespace {
 
+// How the profile's structure answers a key hash, in words.
+std::string_view LookupText(const Profile& p) {
+  if (p.engine == Engine::kRendezvous) return "highest score";
+  if (p.buckets != 0) return "bucket hash % buckets: the first point >= its start";
+  if (p.edge == LookupEdge::kNearest) return "nearest point, a tie to the lower";
+  if (p.past_last == PastLastPoint::kLastPoint) return "first point >= hash, no wrap";
+  return p.edge == LookupEdge::kGreater ? "first point > hash" : "first point >= hash";
+}
+
 Json ProfileJson(const ProfileInfo& info) {
   const Profile p = MakeProfile(info.name);
   return {{"name", info.name},
@@ -24,7 +33,8 @@ Json ProfileJson(const ProfileInfo& info) {
           {"point_hasher", p.points_per_hash == 4 ? std::string_view("md5") : p.point_hasher->name},
           {"points_per_node", p.points_per_node},
           {"points_per_hash", p.points_per_hash},
-          {"lookup", p.edge == LookupEdge::kGreater ? "first point > hash" : "first point >= hash"},
+          {"lookup", LookupText(p)},
+          {"engine", p.engine == Engine::kRing ? "points" : "scores"},
           {"ties", p.tie == TieRule::kLaterWins ? "later server wins" : "earlier server wins"},
           {"duplicates", p.duplicates == DuplicatePoints::kDrop ? "dropped" : "kept"}};
 }

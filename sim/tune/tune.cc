@@ -219,9 +219,11 @@ void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
   }
   if (n < 2) throw UsageError("tuning needs at least 2 nodes (got " + std::to_string(n) + ")");
   if (r.algorithm.empty() && r.profile.knob == PointsKnob::kNone) {
-    throw UsageError("--profile " + r.profile.name +
-                     ": its servers have no points to add (a modulo over the key space: "
-                     "max/mean is at most ceil(space / total weight) / (space / total weight))");
+    throw UsageError("--profile " + r.profile.name + ": its servers have no points to add (" +
+                     (r.profile.engine == Engine::kRing
+                          ? "a modulo over the key space: max/mean is at most ceil(space / total "
+                            "weight) / (space / total weight))"
+                          : "rendezvous hashing: every server scores every key)"));
   }
   for (const Node& node : r.nodes) {
     if (node.weight != 1 && !spec.capabilities.weights) {

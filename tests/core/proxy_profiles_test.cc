@@ -13,18 +13,10 @@
 #include "chsim/hasher.h"
 #include "chsim/profile.h"
 #include "chsim/ring.h"
+#include "test_nodes.h"
 
 namespace chsim {
 namespace {
-
-Node Server(const std::string& label, uint32_t weight = 1, const std::string& name = "") {
-  Node n;
-  n.label = label;
-  n.host = label;
-  n.weight = weight;
-  n.name = name;
-  return n;
-}
 
 // HAProxy's chash_get_server_hash, read as written: next = the first point
 // >= h (else the first), prev = the one before it (else the last); the
@@ -40,12 +32,13 @@ uint32_t HaproxyNearest(const std::map<uint32_t, uint32_t>& points, uint32_t h) 
 TEST(HaproxyProfile, ServerIdsAsHaproxyNumbersThem) {
   // The counter passes every server: after `id 1` on the second server the
   // third takes 4, not the unused 3 (cfgparse.c check_config_validity).
-  std::vector<Node> nodes = {Server("a"), Server("b", 1, "1"), Server("c"), Server("d", 1, "3"),
-                             Server("e")};
+  std::vector<Node> nodes = {TestNode("a"), TestNode("b", 1, "1"), TestNode("c"),
+                             TestNode("d", 1, "3"), TestNode("e")};
   EXPECT_EQ(HaproxyServerIds(nodes), (std::vector<uint32_t>{2, 1, 4, 3, 6}));
-  nodes = {Server("a", 1, "7"), Server("b", 1, "3"), Server("c"), Server("d"), Server("e")};
+  nodes = {TestNode("a", 1, "7"), TestNode("b", 1, "3"), TestNode("c"), TestNode("d"),
+           TestNode("e")};
   EXPECT_EQ(HaproxyServerIds(nodes), (std::vector<uint32_t>{7, 3, 4, 5, 6}));
-  nodes = {Server("a"), Server("b"), Server("c")};
+  nodes = {TestNode("a"), TestNode("b"), TestNode("c")};
   EXPECT_EQ(HaproxyServerIds(nodes), (std::vector<uint32_t>{1, 2, 3}));
 }
 
@@ -53,7 +46,7 @@ TEST(HaproxyProfile, ServerIdsAsHaproxyNumbersThem) {
 // -1, +0, +1, every boundary of the nearest rule (floor((a + b) / 2) and one
 // past it, where a tie dp == dn goes to the lower point), 0 and 2^32-1.
 TEST(HaproxyProfile, TinyRingIsTheNearestPoint) {
-  const std::vector<Node> nodes = {Server("s1"), Server("s2", 2, "9")};
+  const std::vector<Node> nodes = {TestNode("s1"), TestNode("s2", 2, "9")};
   std::map<uint32_t, uint32_t> want;
   for (uint32_t j = 0; j < 16; ++j) want.emplace(HaproxyFullHash(1 * 4096 + j), 0);
   for (uint32_t j = 0; j < 32; ++j) want.emplace(HaproxyFullHash(9 * 4096 + j), 1);
@@ -83,7 +76,7 @@ TEST(HaproxyProfile, TinyRingIsTheNearestPoint) {
 // A tie: points a and b with a + b even put h = (a + b) / 2 at equal
 // distances, and HAProxy takes the lower point (dp <= dn).
 TEST(HaproxyProfile, EquidistantHashGoesToTheLowerPoint) {
-  const std::vector<Node> nodes = {Server("s1"), Server("s2"), Server("s3")};
+  const std::vector<Node> nodes = {TestNode("s1"), TestNode("s2"), TestNode("s3")};
   const Ring r = Ring::Build(MakeProfile("haproxy"), nodes);
   std::map<uint32_t, uint32_t> want;
   for (uint32_t s = 0; s < 3; ++s) {
@@ -103,8 +96,8 @@ TEST(HaproxyProfile, EquidistantHashGoesToTheLowerPoint) {
 
 TEST(HaproxyProfile, KeyHashersAndRefusals) {
   EXPECT_EQ(MakeProfile("haproxy").key_hasher->name, "sdbm_avalanche");
-  for (const char* h : {"sdbm", "djb2", "djb2_avalanche", "wt6", "wt6_avalanche", "crc32",
-                        "crc32_avalanche"}) {
+  for (const char* h :
+       {"sdbm", "djb2", "djb2_avalanche", "wt6", "wt6_avalanche", "crc32", "crc32_avalanche"}) {
     EXPECT_EQ(MakeProfile("haproxy", ProfileOptions{"", h}).key_hasher->name, h);
   }
   try {
@@ -123,13 +116,13 @@ TEST(HaproxyProfile, KeyHashersAndRefusals) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
-  refused({Server("a", 1, "5"), Server("b", 1, "5")}, "have the same id 5");
-  refused({Server("a", 1, "0")}, "accepted: an integer 1..2147483647");
-  refused({Server("a", 1, "x7")}, "is not an HAProxy server id");
-  refused({Server("a", 257)}, "weight 257 is above what haproxy accepts (1..256)");
+  refused({TestNode("a", 1, "5"), TestNode("b", 1, "5")}, "have the same id 5");
+  refused({TestNode("a", 1, "0")}, "accepted: an integer 1..2147483647");
+  refused({TestNode("a", 1, "x7")}, "is not an HAProxy server id");
+  refused({TestNode("a", 257)}, "weight 257 is above what haproxy accepts (1..256)");
   // id x 4096 wraps at 2^32: ids 1 and 1 + 2^20 give the same points.
-  refused({Server("a", 1, "1"), Server("b", 1, "1048577")}, "whose points coincide");
-  const std::vector<Node> one = {Server("a", 256)};
+  refused({TestNode("a", 1, "1"), TestNode("b", 1, "1048577")}, "whose points coincide");
+  const std::vector<Node> one = {TestNode("a", 256)};
   EXPECT_EQ(Ring::Build(p, one).size(), 2u * 256 * 16);
 }
 
@@ -153,6 +146,98 @@ TEST(HaproxyProfile, HashFunctions) {
   for (uint32_t i = 0; i < v.size(); ++i) v[i] = HaproxyFullHash(i * 4096u + 7);
   std::sort(v.begin(), v.end());
   EXPECT_EQ(std::adjacent_find(v.begin(), v.end()), v.end());
+}
+
+// groupcache's Map: point i of a peer is crc32(decimal i + peer); Get takes the
+// first point >= crc32(key), else point 0; hashMap[point] is the peer added
+// last among those that made it. "peer" i = 10 and "0peer" i = 1 both hash
+// "10peer".
+TEST(GroupcacheProfile, TinyRingLaterPeerOwnsEqualPoints) {
+  const Hasher& crc = GetHasher("crc32");
+  for (const bool peer_first : {true, false}) {
+    std::vector<Node> nodes = {TestNode("peer"), TestNode("0peer"),
+                               TestNode("h:1", 1, "http://h:1")};
+    if (!peer_first) std::swap(nodes[0], nodes[1]);
+    std::map<uint32_t, uint32_t> want;  // point -> owner, later Add overwrites
+    for (uint32_t owner = 0; owner < nodes.size(); ++owner) {
+      const std::string peer = nodes[owner].name.empty() ? nodes[owner].label : nodes[owner].name;
+      for (uint32_t i = 0; i < 50; ++i) {
+        want[static_cast<uint32_t>(crc(std::to_string(i) + peer))] = owner;
+      }
+    }
+    const Ring r = Ring::Build(MakeProfile("groupcache"), nodes);
+    EXPECT_EQ(r.size(), 150u);  // equal points stay in Go's sorted keys
+    const uint32_t shared = static_cast<uint32_t>(crc("10peer"));
+    ASSERT_EQ(want[shared], 1u);  // whichever of "peer" and "0peer" was added second
+    std::vector<uint32_t> probes = {0, UINT32_MAX};
+    for (const auto& [p, owner] : want) probes.insert(probes.end(), {p - 1, p, p + 1});
+    for (const uint32_t h : probes) {
+      auto it = want.lower_bound(h);
+      EXPECT_EQ(r.LocateHash(h), it == want.end() ? want.begin()->second : it->second) << h;
+    }
+  }
+}
+
+TEST(GroupcacheProfile, ReplicasHashersAndRefusals) {
+  const std::vector<Node> one = {TestNode("a")};
+  EXPECT_EQ(Ring::Build(MakeProfile("groupcache"), one).size(), 50u);
+  ProfileOptions opt;
+  opt.replicas = 3;
+  EXPECT_EQ(Ring::Build(MakeProfile("groupcache", opt), one).size(), 3u);
+  EXPECT_EQ(MakeProfile("groupcache", ProfileOptions{"", "fnv1a_32"}).key_hasher->name, "fnv1a_32");
+  EXPECT_THROW(MakeProfile("groupcache", ProfileOptions{"", "xxh64"}), std::invalid_argument);
+  EXPECT_THROW(MakeProfile("haproxy", opt), std::invalid_argument);  // no --points-per-weight
+  try {
+    const std::vector<Node> weighted = {TestNode("a", 2)};
+    Ring::Build(MakeProfile("groupcache"), weighted);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("groupcache takes no weights"), std::string::npos)
+        << e.what();
+  }
+}
+
+// PHP memcache: points crc32("host:port-i"), 160 per weight; bucket i = the
+// first point >= i x floor((2^32 - 1) / 1024), else the first point; a key
+// goes to bucket crc32(key as sent) % 1024, the key sent with bytes <= ' ' as
+// '_' and cut at 250 bytes (mmc_prepare_key_ex).
+TEST(PeclMemcacheProfile, BucketsOfTheRing) {
+  std::vector<Node> nodes = {TestNode("127.0.0.1:11211"), TestNode("localhost:11212", 3)};
+  nodes[0].host = "127.0.0.1";
+  nodes[0].port = 11211;
+  nodes[1].host = "localhost";
+  nodes[1].port = 11212;
+  const Hasher& crc = GetHasher("crc32");
+  std::map<uint32_t, uint32_t> points;
+  for (uint32_t s = 0; s < 2; ++s) {
+    const std::string prefix = nodes[s].host + ":" + std::to_string(nodes[s].port) + "-";
+    for (uint32_t i = 0; i < 160 * nodes[s].weight; ++i) {
+      points.emplace(static_cast<uint32_t>(crc(prefix + std::to_string(i))), s);
+    }
+  }
+  const Ring r = Ring::Build(MakeProfile("pecl-memcache"), nodes);
+  EXPECT_EQ(r.space_mask(), 1023u);
+  std::vector<uint64_t> per_server(2, 0);
+  for (uint32_t b = 0; b < 1024; ++b) {
+    auto it = points.lower_bound(b * (UINT32_MAX / 1024));
+    const uint32_t want = it == points.end() ? points.begin()->second : it->second;
+    EXPECT_EQ(r.LocateHash(b), want) << b;
+    ++per_server[want];
+  }
+  const std::vector<uint64_t> arcs = r.ArcLengths();  // buckets of 2^22 each
+  EXPECT_EQ(arcs[0], per_server[0] << 22);
+  EXPECT_EQ(arcs[1], per_server[1] << 22);
+  for (const std::string& key :
+       std::vector<std::string>{"a", "user:1", "x y", std::string(300, 'k')}) {
+    std::string sent = key.substr(0, 250);
+    for (char& c : sent) c = static_cast<unsigned char>(c) > ' ' ? c : '_';
+    EXPECT_EQ(r.Locate(key), r.LocateHash(static_cast<uint32_t>(crc(sent) % 1024))) << key;
+  }
+  EXPECT_EQ(GetHasher("memcache_crc32")("x y"), GetHasher("memcache_crc32")("x_y"));
+  // memcache.hash_function=fnv: FNV-1a over signed chars (0xe9 enters as
+  // 0xffffffe9).
+  const uint32_t fnv_e9 = (2166136261u ^ 0xffffffe9u) * 16777619u;
+  EXPECT_EQ(GetHasher("memcache_fnv")("\xe9"), fnv_e9 % 1024);
 }
 
 }  // namespace

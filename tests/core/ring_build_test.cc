@@ -86,10 +86,13 @@ void ExpectSameRing(const Profile& p, const std::vector<Node>& nodes, const std:
 }
 
 // The reference is the point-key build; profiles whose points follow another
-// rule (nginx's CRC chain) are checked against their program's goldens
-// (tests/compat/golden-proxies) and in ring_test.cc.
+// rule (nginx's CRC chain), whose ring is read at buckets (PHP memcache) or
+// that build no 32-bit ring (ProfileMap) are checked against their program's
+// goldens (tests/compat/golden-proxies) and in ring_test.cc,
+// proxy_profiles_test.cc and profile_map_test.cc.
 bool IsPointKeyProfile(std::string_view name) {
-  return MakeProfile(name).point_rule == PointRule::kPointKeyHash;
+  const Profile p = MakeProfile(name);
+  return p.engine == Engine::kRing && p.point_rule == PointRule::kPointKeyHash && p.buckets == 0;
 }
 
 using RingBuildTest = Md5IsaTest;  // once per MD5 kernel

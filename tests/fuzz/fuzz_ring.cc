@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "chsim/profile.h"
 #include "chsim/ring.h"
@@ -19,10 +21,21 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;
-  auto profiles = chsim::AllProfiles();
+  static const std::vector<chsim::ProfileInfo> profiles = [] {  // the 32-bit rings
+    std::vector<chsim::ProfileInfo> rings;
+    for (const chsim::ProfileInfo& p : chsim::AllProfiles()) {
+      if (chsim::MakeProfile(p.name).engine == chsim::Engine::kRing) rings.push_back(p);
+    }
+    return rings;
+  }();
   const chsim::ProfileInfo& info = profiles[data[0] % profiles.size()];
-  static const char* kSpyAlgs[] = {"", "NATIVE_HASH", "CRC_HASH", "FNV1_64_HASH",
-                                   "FNV1A_64_HASH", "FNV1_32_HASH", "FNV1A_32_HASH"};
+  static const char* kSpyAlgs[] = {"",
+                                   "NATIVE_HASH",
+                                   "CRC_HASH",
+                                   "FNV1_64_HASH",
+                                   "FNV1A_64_HASH",
+                                   "FNV1_32_HASH",
+                                   "FNV1A_32_HASH"};
   chsim::ProfileOptions opt;
   if (info.name == "spymemcached") opt.hash_algorithm = kSpyAlgs[data[1] % 7];
   if (info.name == "libmemcached-ketama" && (data[1] & 1)) opt.hasher = "md5";
@@ -42,10 +55,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     ring = chsim::Ring::Build(profile, list.nodes, list.weighted);
   } catch (const std::invalid_argument& e) {
-    // Any list the parser accepts must build, but for varnish's refusal of
-    // two servers with one ident (a NAME equal to another's label or NAME).
-    if (profile.point_rule == chsim::PointRule::kIdentDecimal &&
-        std::string_view(e.what()).find("the same ident") != std::string_view::npos) {
+    // Any list the parser accepts must build, but for what the programs
+    // refuse: varnish two servers with one ident (a NAME equal to another's
+    // label or NAME), haproxy a NAME that is no id or an id twice, and a
+    // weight above a program's limit (haproxy 256, groupcache 1).
+    const std::string_view m = e.what();
+    auto has = [&](std::string_view part) { return m.find(part) != std::string_view::npos; };
+    if ((profile.point_rule == chsim::PointRule::kIdentDecimal && has("the same ident")) ||
+        (profile.point_rule == chsim::PointRule::kServerIdMix && has(" id")) ||
+        (profile.max_weight != 0 && (has("takes no weights") || has("is above what")))) {
       return 0;
     }
     std::abort();

@@ -126,6 +126,16 @@ class Algorithm {
                            std::span<uint32_t> out) const noexcept {
     for (size_t i = 0; i < hashes.size(); ++i) out[i] = Locate(hashes[i]);
   }
+  // For an algorithm that places a key by its bytes, not by one hash of them
+  // (the ketama algorithm's pymemcache profile: rendezvous over "node-KEY"):
+  // out[i] = the node id of keys[i], true. Every other algorithm answers
+  // false (callers hash the keys with the key hasher and call LocateBatch,
+  // which such an algorithm answers for a stand-in key: see ProfileMap).
+  // REQUIRES: out.size() >= keys.size().
+  virtual bool LocateKeys(std::span<const std::string_view> /*keys*/,
+                          std::span<uint32_t> /*out*/) const noexcept {
+    return false;
+  }
   // For stateful algorithms (bounded loads): place one more key and return its
   // node. Default: Locate.
   virtual uint32_t Assign(uint64_t key_hash) { return Locate(key_hash); }

@@ -24,7 +24,7 @@ struct Hasher {
   std::string_view name;         // registry key, e.g. "md5"
   std::string_view description;  // one line, for `chsim list`
   HashFn fn;
-  int bits;  // significant bits of the output: 15, 32 or 64
+  int bits;  // significant bits of the output: 10, 15, 32 or 64
 
   uint64_t operator()(std::string_view key) const noexcept { return fn(key.data(), key.size()); }
   uint64_t operator()(const void* data, size_t len) const noexcept { return fn(data, len); }
@@ -87,6 +87,12 @@ uint64_t HashSdbmAvalanche(const void* data, size_t len) noexcept;
 uint64_t HashDjb2Avalanche(const void* data, size_t len) noexcept;
 uint64_t HashWt6Avalanche(const void* data, size_t len) noexcept;
 uint64_t HashCrc32Avalanche(const void* data, size_t len) noexcept;
+// PHP memcache's (PECL memcache 8) bucket of a key under its consistent
+// strategy: the key as it sends it (at most 250 bytes, bytes <= 0x20 as '_')
+// hashed with CRC-32 (memcache.hash_function=crc32, its default) or FNV-1a
+// 32 over bytes read as signed char (fnv), mod 1024.
+uint64_t HashMemcacheCrc32(const void* data, size_t len) noexcept;
+uint64_t HashMemcacheFnv(const void* data, size_t len) noexcept;
 // HAProxy's full_hash (include/haproxy/intops.h): a bijection of 32-bit
 // integers; the avalanche modifier and the consistent ring's points.
 uint32_t HaproxyFullHash(uint32_t a) noexcept;

@@ -70,6 +70,19 @@ enum class PointRule {
   // arithmetic), j < 16 x weight; id = HaproxyServerIds. Only the ids are
   // hashed: names and addresses never are.
   kServerIdMix,
+  // Go groupcache consistenthash.Map.Add: point i of a peer is point_hasher
+  // of the decimal i followed by the peer string (strconv.Itoa(i) + key), the
+  // peer string being the node's NAME when given (a peer URL such as
+  // http://10.0.0.1:8080), else its label.
+  kDecimalThenPeer,
+};
+
+// What a profile builds over a node list: a Ring (32-bit points, every rule
+// above) or a ProfileMap (chsim/profile_map.h), which scores each key itself.
+enum class Engine {
+  kRing,
+  // pymemcache's RendezvousHash: the highest murmur3_32 of "host:port-KEY".
+  kRendezvous,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -148,12 +161,20 @@ struct Profile {
   // flag then, and ignores weights of 1).
   bool weighted_only_above_one = false;
   PastLastPoint past_last = PastLastPoint::kWrap;
+  // When not 0, the ring is read only at `buckets` places: bucket i goes to
+  // the owner of the first point >= i x floor((2^32 - 1) / buckets), with the
+  // wrap, and the key hasher gives the bucket (hash_space_bits = log2 of
+  // buckets). PECL memcache's consistent strategy (1024; memcache_consistent_
+  // hash.c, mmc_consistent_populate_buckets).
+  uint32_t buckets = 0;
   // The largest weight the program accepts (0: any the list allows); a
   // larger one is refused by Ring::Build and by validation (CheckWeights).
   uint32_t max_weight = 0;
   // The program's own word for its weights, in refusals ("weight").
   std::string_view weight_word = "weight";
   PointsKnob knob = PointsKnob::kPointsPerNode;
+  // Ring, or ProfileMap for a program that builds no ring.
+  Engine engine = Engine::kRing;
 };
 
 // Options that select a peer's variant.
@@ -167,8 +188,9 @@ struct ProfileOptions {
   // crc32, with _avalanche appended for the modifier; default
   // sdbm_avalanche, what `hash-type consistent` alone selects).
   std::string hasher;
-  // varnish: reconfigure(replicas=...), the points per unit of weight; 0 means
-  // Varnish's default, 67. Refused by the other profiles.
+  // varnish: reconfigure(replicas=...), the points per unit of weight (0:
+  // Varnish's default, 67); groupcache: HTTPPoolOptions.Replicas, the points
+  // per peer (0: its defaultReplicas, 50). Refused by the other profiles.
   uint32_t replicas = 0;
 };
 

@@ -187,6 +187,10 @@ inline Profile ResearchRingProfile(const Params& p) {
 std::string_view KeyHasherOrPointHasher(const Params& p);
 std::string_view KeyHasherOrXxh3(const Params& p);
 
+// The instance for a profile whose engine is a ProfileMap (profile_map.cc).
+std::unique_ptr<Algorithm> NewProfileMap(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                         const Params& params, Profile profile);
+
 // A Ketama ring over the live nodes, rebuilt on every add and remove, keys
 // located by the low 32 bits of their hash: the `ring` and `ketama`
 // algorithms. `weighted_list`: whether params.weighted_list (a list that

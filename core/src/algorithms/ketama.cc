@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// `ketama`: a Ketama compatibility profile (chsim/profile.h: spymemcached,
-// libmemcached, twemproxy, uhashring, ...) behind the Algorithm interface, so
-// a simulation places keys exactly as that client would. Keys are hashed with
-// the profile's key hasher (KeyHasher), located by its low 32 bits. Every
-// Add/Remove rebuilds the ring over the live nodes in id order, as the peers
-// do when their server list changes (NewProfileRing, ring.cc).
+// `ketama`: a compatibility profile (chsim/profile.h: spymemcached,
+// libmemcached, twemproxy, uhashring, nginx, haproxy, groupcache, ...) behind
+// the Algorithm interface, so a simulation places keys exactly as that client
+// or proxy would. Keys are hashed with the profile's key hasher (KeyHasher),
+// located by the low 32 bits on a 32-bit Ring; pymemcache's ProfileMap
+// scores a stand-in key (profile_map.h). Every Add/Remove rebuilds the
+// structure over the live nodes in id order, as the programs do when their
+// server list changes (NewProfileRing, ring.cc; NewProfileMap,
+// profile_map.cc).
 //
 // Capabilities are those every profile keeps: profiles whose point counts
 // depend on n (libmemcached's float formula) move keys between survivors on
 // add/remove, so minimal disruption is not claimed.
+#include "chsim/profile_map.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
@@ -18,7 +22,11 @@ extern const AlgorithmSpec kKetamaSpec;
 namespace {
 
 Profile KetamaProfile(const Params& p) {
-  return MakeProfile(p.Text("profile"), ProfileOptions{p.Text("hash_algorithm"), p.Text("hasher")});
+  ProfileOptions o;
+  o.hash_algorithm = p.Text("hash_algorithm");
+  o.hasher = p.Text("hasher");
+  o.replicas = static_cast<uint32_t>(p.Integer("points_per_weight"));
+  return MakeProfile(p.Text("profile"), o);
 }
 
 std::vector<std::string_view> HashAlgorithmNames() {
@@ -51,10 +59,20 @@ constexpr ParamSpec kParams[] = {
      .default_text = "",
      .choices = HasherNames,
      .bare = true},
+    {.name = "points_per_weight",
+     .type = ParamType::kInteger,
+     .doc = "varnish: points per unit of weight (reconfigure replicas, 0: 67); groupcache: "
+            "points per peer (Replicas, 0: 50)",
+     .default_number = 0,
+     .min = 0,
+     .max = 1 << 28,
+     .symbol = "r"},
 };
 
 void Admit(const Params& p, const TimelineStep& step) {
-  AdmitRing(KetamaProfile(p), step.live, p.weighted_list);
+  const Profile profile = KetamaProfile(p);
+  if (profile.engine == Engine::kRing) return AdmitRing(profile, step.live, p.weighted_list);
+  CheckProfileMap(profile, step.live);
 }
 
 std::string_view KeyHasher(const Params& p) { return KetamaProfile(p).key_hasher->name; }
@@ -66,9 +84,10 @@ double Memory(const Params&, uint64_t n) { return 10.0 * 160 * static_cast<doubl
 constinit const AlgorithmSpec kKetamaSpec{
     .name = "ketama",
     .summary =
-        "a memcached client's Ketama ring (a compatibility profile), keys hashed as the "
-        "client does",
-    .paper = "Karger et al., STOC 1997; libketama (last.fm, 2007); the clients' sources",
+        "a memcached client's or a proxy's own ring or rendezvous (a compatibility profile), "
+        "keys hashed as the program does",
+    .paper = "Karger et al., STOC 1997; libketama (last.fm, 2007); the clients' and proxies' "
+             "sources",
     .year = 2007,
     .capabilities = {.weights = true,
                      .arbitrary_removal = true,
@@ -86,7 +105,11 @@ constinit const AlgorithmSpec kKetamaSpec{
     .admit = Admit,
     .make =
         [](std::span<const Node> nodes, const Params& p) {
-          return NewProfileRing(kKetamaSpec, nodes, p, KetamaProfile(p), true, 0);
+          Profile profile = KetamaProfile(p);
+          if (profile.engine != Engine::kRing) {
+            return NewProfileMap(kKetamaSpec, nodes, p, std::move(profile));
+          }
+          return NewProfileRing(kKetamaSpec, nodes, p, std::move(profile), true, 0);
         },
 };
 

@@ -63,8 +63,13 @@ class ProfileRing final : public AlgorithmBase {
     return shares;
   }
   double RingPointsPerNode() const noexcept override {
-    // nginx-hash's entries are runs of a modulo, not points: no ring theory.
-    if (weighted_ || profile_.point_rule == PointRule::kWeightModulo) return 0;
+    // No Karger ring theory for nginx-hash (runs of a modulo, not points),
+    // PHP memcache (runs of 1,024 buckets) or HAProxy (a point owns half the
+    // gap on each side, not the gap before it).
+    if (weighted_ || profile_.point_rule == PointRule::kWeightModulo ||
+        profile_.buckets != 0 || profile_.edge == LookupEdge::kNearest) {
+      return 0;
+    }
     return theory_points_ > 0
                ? theory_points_
                : static_cast<double>(ring_.size()) / static_cast<double>(ids_.size());

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Apache-2.0
+// ProfileMap: what a named profile builds when it is not a 32-bit Ring
+// (Profile::engine): pymemcache's rendezvous hashing, which scores the key's
+// text against each server. It is built and searched exactly as the program
+// does; the rules and their sources are in profile.cc (ApplyPymemcache) and
+// docs/design.md#proxies.
+//
+// Keys: Locate(key) maps key bytes as the program maps that key. LocateHash
+// maps a 64-bit key hash, the simulator's input (Algorithm::Locate): the
+// program scores the key text itself, so LocateHash(h) maps the key whose
+// text is h in decimal (the same rule over other keys: its balance and churn,
+// not a given key's place).
+//
+// Thread-safety: immutable after Build; lookups are noexcept and allocate
+// only for a key longer than 4,096 bytes.
+#ifndef CHSIM_PROFILE_MAP_H_
+#define CHSIM_PROFILE_MAP_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "chsim/node.h"
+#include "chsim/profile.h"
+
+namespace chsim {
+
+class ProfileMap {
+ public:
+  ProfileMap() = default;
+
+  // Throws std::invalid_argument (one line) for what the program refuses or
+  // cannot build: CheckProfileMap's refusals. REQUIRES: p.engine != kRing.
+  static ProfileMap Build(const Profile& p, std::span<const Node> nodes);
+
+  // Owner (an index into the build list) of a key, as the program maps it.
+  uint32_t Locate(std::string_view key) const noexcept;
+  void LocateBatch(std::span<const std::string_view> keys, std::span<uint32_t> out) const noexcept;
+  // Owner of a 64-bit key hash (see above).
+  uint32_t LocateHash(uint64_t h) const noexcept;
+  // The 64-bit hash LocateHash takes for a key (pymemcache: xxh3, the
+  // simulator's stand-in).
+  uint64_t HashKey(std::string_view key) const noexcept {
+    return key_hasher_->fn(key.data(), key.size());
+  }
+
+  Engine engine() const noexcept { return engine_; }
+  size_t num_nodes() const noexcept { return scorers_.size(); }
+  size_t MemoryBytes() const noexcept;
+
+ private:
+  uint32_t RendezvousOwner(std::string_view key) const noexcept;
+
+  Engine engine_ = Engine::kRendezvous;
+  const Hasher* key_hasher_ = nullptr;
+  // Per node, the murmur3 state after the whole 4-byte blocks of
+  // "host:port-", the 0-3 bytes left, its length and its name for ties.
+  struct Scorer {
+    uint32_t state;
+    uint8_t rest[3];
+    uint8_t rest_len;
+    uint32_t prefix_len;
+    std::string name;
+  };
+  std::vector<Scorer> scorers_;
+};
+
+// Refuses, as ProfileMap::Build would, what depends on the profile and the
+// nodes' count and weights only (validation reads no labels): no node, a
+// weight of 0 or above the program's limit. Throws std::invalid_argument.
+void CheckProfileMap(const Profile& p, std::span<const Node> nodes);
+
+// pymemcache's murmur3_32 (pymemcache/client/murmur3.py) of a Python str:
+// the key bytes decoded as UTF-8 (a byte that is not UTF-8 counts as itself,
+// as Python's surrogateescape would give it), each code point's low 8 bits
+// hashed (ord(c) & 0xff; the unmasked 4th byte of a block only sets bits the
+// final mask drops), and the length in code points.
+uint32_t PymemcacheMurmur3(std::string_view text) noexcept;
+
+}  // namespace chsim
+
+#endif  // CHSIM_PROFILE_MAP_H_

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// The ketama algorithm's instance for a profile whose engine is a ProfileMap
+// (chsim/profile_map.h: pymemcache's rendezvous hashing): Add/Remove rebuild
+// it over the live nodes in id order, as ProfileRing does for the 32-bit
+// rings. Locate scores a stand-in key for the 64-bit key hash; LocateKeys
+// scores the keys themselves.
+#include "chsim/profile_map.h"
+
+#include "internal.h"
+
+namespace chsim::algorithms_internal {
+namespace {
+
+class ProfileMapAlgorithm final : public AlgorithmBase {
+ public:
+  ProfileMapAlgorithm(const AlgorithmSpec& spec, std::span<const Node> nodes, const Params& p,
+                      Profile profile)
+      : AlgorithmBase(spec, nodes, p), profile_(std::move(profile)) {
+    Rebuild();
+  }
+
+  Capabilities capabilities() const noexcept override {
+    Capabilities c = AlgorithmBase::capabilities();
+    // A rendezvous score depends on the key and one server only: no closed
+    // form for the shares, and a key moves only to or from a changed server.
+    c.exact_shares = false;
+    c.minimal_disruption = true;
+    c.history_free = true;
+    return c;
+  }
+  uint32_t Locate(uint64_t key_hash) const noexcept override {
+    return ids_[map_.LocateHash(key_hash)];
+  }
+  void LocateBatch(std::span<const uint64_t> hashes,
+                   std::span<uint32_t> out) const noexcept override {
+    for (size_t i = 0; i < hashes.size(); ++i) out[i] = ids_[map_.LocateHash(hashes[i])];
+  }
+  bool LocateKeys(std::span<const std::string_view> keys,
+                  std::span<uint32_t> out) const noexcept override {
+    map_.LocateBatch(keys, out);
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = ids_[out[i]];
+    return true;
+  }
+  size_t MemoryBytes() const noexcept override { return map_.MemoryBytes() + IdBytes(); }
+
+ private:
+  void OnAdd(const Node&, uint32_t) override { Rebuild(); }
+  void OnRemove(size_t, uint32_t) override { Rebuild(); }
+  void Rebuild() { map_ = ProfileMap::Build(profile_, nodes_); }  // the old map stays on a throw
+
+  Profile profile_;
+  ProfileMap map_;
+};
+
+}  // namespace
+
+std::unique_ptr<Algorithm> NewProfileMap(const AlgorithmSpec& spec, std::span<const Node> nodes,
+                                         const Params& params, Profile profile) {
+  return std::make_unique<ProfileMapAlgorithm>(spec, nodes, params, std::move(profile));
+}
+
+}  // namespace chsim::algorithms_internal
