@@ -39,9 +39,12 @@ const ReplicaStrategy& PickStrategy(const AlgorithmSpec& spec, py::handle name, 
       std::string fit;
       for (const ReplicaStrategy* r : ReplicaStrategiesFor(spec))
         fit += (fit.empty() ? "" : ", ") + std::string(r->name);
-      throw std::invalid_argument("strategy " + std::string(s.name) + " does not apply to " +
-                                  std::string(spec.name) +
-                                  "; strategies for it: " + (fit.empty() ? "none" : fit));
+      // Appended piece by piece: GCC 12 warns on the + chain at LTO
+      // (-Wstringop-overflow, a false positive).
+      std::string m = "strategy ";
+      m.append(s.name).append(" does not apply to ").append(spec.name);
+      m.append("; strategies for it: ").append(fit.empty() ? "none" : fit);
+      throw std::invalid_argument(m);
     }
     return s;
   }
