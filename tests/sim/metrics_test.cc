@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "chsim_source_dir.h"
+#include "sim/base/json_reader.h"
+#include "sim/base/text_file.h"
 #include "sim/run/metric_group.h"
 
 namespace chsim::sim {
@@ -67,6 +71,24 @@ TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
 
 // Each group's rows carry its name, the catalog holds them in registry order
 // after "nodes", and the "metrics" choices are the groups' names.
+// A result's rows are validated against results/schema.json (chsim merge,
+// make-report), which lists the units it accepts: a row with another unit
+// would be written by chsim run and refused by every reader of the file.
+TEST(MetricsTest, UnitsAreOnesTheResultsSchemaAccepts) {
+  const Json schema = Json::parse(ReadFileOrStdin(CHSIM_SOURCE_DIR "/results/schema.json"));
+  const char* pointer = "/properties/rows/items/properties/unit/enum";
+  const Json& units = schema.at(Json::json_pointer(pointer));
+  std::set<std::string, std::less<>> accepted;
+  for (const Json& u : units) accepted.insert(u.get<std::string>());
+  ASSERT_FALSE(accepted.empty()) << "results/schema.json lists no unit at " << pointer;
+  for (const MetricSpec& m : AllMetrics()) {
+    EXPECT_TRUE(accepted.contains(m.unit))
+        << "metric " << m.name << ": unit \"" << m.unit << "\" is not one results/schema.json "
+        << "accepts (" << units.dump() << " at " << pointer
+        << "); use one of those, or add it there";
+  }
+}
+
 TEST(MetricsTest, GroupsOwnTheirRowsInRegistryOrder) {
   std::vector<std::string_view> expected = {"nodes"};
   std::vector<std::string_view> names;
