@@ -171,6 +171,21 @@ Json ReadChecked(const JsonReader& r, const FieldSpec& f) {
   return v;
 }
 
+// Row `f`'s default, checked by the row as a value given at `r`/NAME would
+// be. A default the row refuses is the row's defect, not the input's: the
+// message says so rather than blame a key the input does not have.
+Json ReadDefault(const JsonReader& r, const FieldSpec& f) {
+  const Json value = Json::parse(f.default_json);
+  try {
+    return ReadField(JsonReader(r.file(), &value, r.pointer() + "/" + std::string(f.name)), f);
+  } catch (const UsageError&) {
+    r.FailMessage("the default of \"" + std::string(f.name) + "\", " + value.dump() +
+                  ", is refused by its own row (accepted: " + f.Accepted() +
+                  "); a defect of the spec that declares the row: give it a default_json it "
+                  "accepts");
+  }
+}
+
 // An object of `spec`'s rows; `tag` (a variant's tag key, checked by the
 // caller) is allowed too and leads the result.
 Json ReadObjectWith(const JsonReader& r, const ObjectSpec& spec, std::string_view tag) {
@@ -192,8 +207,7 @@ Json ReadObjectWith(const JsonReader& r, const ObjectSpec& spec, std::string_vie
     } else if (f.required) {
       r.Require(key, std::string(f.doc));
     } else if (!f.default_json.empty()) {
-      const Json value = Json::parse(f.default_json);
-      out[key] = ReadField(JsonReader(r.file(), &value, r.pointer() + "/" + key), f);
+      out[key] = ReadDefault(r, f);
     }
   }
   return out;

@@ -3,7 +3,7 @@
 // capabilities, from the specs), replica strategies, workloads and metrics
 // chsim offers; `--json`,
 // the same as one machine-readable catalog; `--schema`, scenarios/schema.json;
-// `--markdown TABLE`, README's tables.
+// `--markdown TABLE`, the tables of README and the docs.
 #include <cstdio>
 #include <string>
 
@@ -131,7 +131,7 @@ void AddListCommand(CLI::App& app) {
       "Examples: chsim list\n"
       "          chsim list --json                             # the same, machine-readable\n"
       "          chsim list --schema                           # the scenario schema\n"
-      "          chsim list --markdown workloads               # README's workload list\n"
+      "          chsim list --markdown workloads               # docs/workloads.md's list\n"
       "scripts/regenerate rewrites every committed document these make.");
   cmd->add_flag("--json", json,
                 "print the catalog as JSON: algorithms (parameters, ranges, defaults, "
@@ -143,8 +143,9 @@ void AddListCommand(CLI::App& app) {
                 "algorithm specs");
   static CLI::Option* table =
       cmd->add_option("--markdown", markdown,
-                      "print a table of README.md (algorithms, alone: the default; workloads; "
-                      "limits) or results/README.md (metrics), made from the specs")
+                      "print a table of README.md (algorithms, alone: the default; limits), "
+                      "docs/workloads.md (workloads) or results/README.md (metrics), made from "
+                      "the specs")
           ->expected(0, 1)
           ->check(CLI::IsMember({"algorithms", "workloads", "limits", "metrics"}));
   cmd->callback([] {

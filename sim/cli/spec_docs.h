@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Documentation and data made from the specs and rows, so that they cannot
 // drift from them:
-//   - README.md's algorithm table, workload list and limits table, and
-//     results/README.md's metric table (`chsim list --markdown TABLE`; tests
-//     check the committed copies equal them);
+//   - README.md's algorithm table and limits table, docs/workloads.md's
+//     workload list and results/README.md's metric table (`chsim list
+//     --markdown TABLE`; tests check the committed copies equal them);
 // scenarios/schema.json is made the same way (scenario.h: FormatScenarioSchema).
 #ifndef CHSIM_SIM_CLI_SPEC_DOCS_H_
 #define CHSIM_SIM_CLI_SPEC_DOCS_H_

@@ -500,6 +500,15 @@ std::vector<ParamValue> AcceptedEnds(const ParamSpec& p) {
 }
 
 void CheckRange(const AlgorithmSpec& spec, const ParamSpec& p, Violations& v) {
+  // The default is what every scenario that leaves the parameter out runs
+  // with: Resolve fills it in unchecked, so it must be in the declared range.
+  try {
+    p.Check(spec.name, p.Default());
+  } catch (const std::invalid_argument& e) {
+    v.push_back(Name(spec) + ": the default of " + std::string(p.name) +
+                " is outside its own range (" + e.what() +
+                "); give its ParamSpec a default_number or default_text it accepts");
+  }
   for (const ParamValue& bad : OutOfRange(p)) {
     std::string want;
     try {
@@ -862,6 +871,18 @@ TEST(ConformanceKit, CatchesAWrongAlgorithm) {
   // Reading a parameter the spec does not declare fails on the first build.
   wrong.key_hasher = GetAlgorithm("modulo").key_hasher;
   ExpectCaught(CheckParameters, wrong, "is not set as a string; is it declared");
+}
+
+// A parameter whose default lies outside its own range (a default_number
+// left out is 0, below a range that starts at 1).
+TEST(ConformanceKit, CatchesADefaultOutsideItsRange) {
+  AlgorithmSpec spec = GetAlgorithm("anchor");
+  static std::vector<ParamSpec> params(spec.params.begin(), spec.params.end());
+  for (ParamSpec& p : params) {
+    if (p.name == "capacity") p.min = p.default_number + 1;
+  }
+  spec.params = params;
+  ExpectCaught(CheckParameters, spec, "the default of capacity is outside its own range");
 }
 
 // Modulo over the nodes it was built with that, once nodes are added, sends

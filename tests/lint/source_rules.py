@@ -5,7 +5,9 @@
 1. sim/ includes name its headers from the repository root ("sim/run/runner.h"),
    and each such header exists; no bare or relative include of a sim header.
 2. A header named *_internal.h under sim/ is private to its folder: only files in
-   that folder include it (tests, benchmarks and bindings use the other headers).
+   that folder include it (tests, benchmarks and bindings use the other headers). A
+   Markdown code block whose first line names its file (`// sim/run/group_x.cc`) is
+   held to the rules of that file.
 3. Comments and docs cite only files in the repository: no "../shared/" paths and
    no design file outside it; every "docs/design.md#anchor" names a heading that
    docs/design.md has.
@@ -20,6 +22,7 @@ import sys
 GENERATED = {"results_schema.inc", "results_tune_schema.inc", "results_diff_schema.inc",
              "chsim_build_info.h", "chsim_configure_info.h"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+BLOCK_FILE = re.compile(r"^// ([\w./-]+\.(?:cc|h))$")  # a docs example's first line
 CITE = re.compile(r"docs/design\.md#([A-Za-z0-9_-]+)")
 OUTSIDE = re.compile(r"\.\./shared/|\bDESIGN\.md\b")
 
@@ -47,8 +50,9 @@ def anchors(root):
     return found
 
 
-def check_include(root, path, lineno, name, errors):
-    folder = os.path.dirname(path)
+def check_include(root, path, lineno, name, errors, as_path=None):
+    """as_path: the file the include is written for (a docs example's), default path."""
+    folder = os.path.dirname(as_path or path)
     if name.startswith("sim/"):
         if not os.path.isfile(os.path.join(root, name)):
             errors.append(f"{path}:{lineno}: includes \"{name}\", which does not exist")
@@ -71,10 +75,14 @@ def main():
         if "/corpus/" in path or "/golden/" in path:
             continue
         code = path.endswith((".h", ".cc", ".c", ".md"))
+        as_path = None  # in a Markdown code block that names its file: that file
         for i, line in enumerate(lines, 1):
+            if path.endswith(".md") and line.startswith("```"):
+                head = BLOCK_FILE.match(lines[i]) if i < len(lines) else None
+                as_path = head.group(1) if line.startswith("```cpp") and head else None
             m = INCLUDE.match(line)
             if m and code:
-                check_include(root, path, i, m.group(1), errors)
+                check_include(root, path, i, m.group(1), errors, as_path)
             if path == "tests/lint/source_rules.py":
                 continue  # its own doc names the patterns
             if OUTSIDE.search(line):

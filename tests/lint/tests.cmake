@@ -26,6 +26,12 @@ add_test(NAME lint_algorithm_names
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/algorithm_names.py ${PROJECT_SOURCE_DIR})
 set_tests_properties(lint_algorithm_names PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
 
+# Every catalog row of a metric group is written by a Metric("...") of its own
+# file (tests/lint/metric_rows.py; < 1 s): a row no hook writes is named.
+add_test(NAME lint_metric_rows
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/metric_rows.py ${PROJECT_SOURCE_DIR})
+set_tests_properties(lint_metric_rows PROPERTIES LABELS lint TIMEOUT ${CHSIM_HANG_S})
+
 # The public headers of chsim::core are self-contained: each compiles alone
 # with only core/include (and system headers) on the include path, so no
 # private (core/src) or sim header is reachable from them. Built with the

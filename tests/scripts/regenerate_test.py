@@ -19,6 +19,7 @@ import tempfile
 STALE = {  # file -> (text to find, replacement) making it stale
     "README.md": ("<!-- end of algorithm table -->", "| stale | row |\n<!-- end of algorithm table -->"),
     "results/README.md": ("<!-- end of metric table -->", "stale\n<!-- end of metric table -->"),
+    "docs/workloads.md": ("<!-- end of workload list -->", "stale\n<!-- end of workload list -->"),
     "scenarios/schema.json": ("{", "{\"stale\": 1,"),
     "tests/fuzz/scenario.dict": ("\n", "\n\"stale\"\n"),
 }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The metric group kit: every group of the registry (AllMetricGroups; no
 // list to edit: a new group is checked on the next build) writes at least
-// one row of its own for a small case that selects it, and proof that the
-// check catches a group whose hooks write nothing.
+// one row of its own for a small case that selects it, its rows carry its
+// name, and proof that the check catches a group whose hooks write nothing.
+// Built with CHSIM_GROUP_KIT_EXAMPLE=SYMBOL (tests/docs), it holds
+// docs/extending.md's example group alone, which is not registered: its case
+// is read as selecting the first registered group, then runs it alone.
 //
 // The case: 6 nodes, one added (halfway through the request stream when the
 // group replays it), one trial of jump over a zipf request stream (so every
@@ -44,6 +47,7 @@ Json ExampleObject(std::string_view key) {
 Scenario SelectingScenario(const MetricGroup& g) {
   Json add = {{"op", "add"}, {"count", 1}};
   if (g.needs.replay) add["at"] = {{"fraction", 0.5}};
+  const bool registered = FindMetricGroup(g.name) != nullptr;  // or a copy of one
   Json doc = {
       {"schema_version", 1},
       {"name", "group-kit"},
@@ -53,7 +57,7 @@ Scenario SelectingScenario(const MetricGroup& g) {
       {"algorithms", Json::array({{{"algorithm", "jump"}}})},
       {"workload", {{"type", "zipf"}, {"keys", 300}, {"requests", 3000}, {"exponent", 1.0}}},
       {"events", Json::array({add})},
-      {"metrics", Json::array({g.name})}};
+      {"metrics", Json::array({registered ? g.name : AllMetricGroups()[0]->name})}};
   const std::string missing = "missing required key '";
   for (int tries = 0;; ++tries) {
     try {
@@ -73,6 +77,13 @@ Scenario SelectingScenario(const MetricGroup& g) {
 // Rows of `g`'s own metrics that a case selecting it writes, run with `g`
 // as the selected group (a registered one, or a test's copy).
 Violations CheckWritesRows(const MetricGroup& g) {
+  Violations v;
+  for (const MetricSpec& m : g.rows) {
+    if (m.group != g.name) {
+      v.push_back(Name(g) + ": its row " + std::string(m.name) + " says group \"" +
+                  std::string(m.group) + "\"; a row's group is the group that holds it");
+    }
+  }
   Scenario s = SelectingScenario(g);
   s.groups = {&g};
   const RunOutput out = RunScenario(s, RunOptions{}, nullptr);
@@ -84,10 +95,10 @@ Violations CheckWritesRows(const MetricGroup& g) {
     }
   }
   if (rows == 0) {
-    return {Name(g) + ": a case that selects it (" + std::to_string(out.results.size()) +
-            " cases) wrote no row of its metrics"};
+    v.push_back(Name(g) + ": a case that selects it (" + std::to_string(out.results.size()) +
+                " cases) wrote no row of its metrics");
   }
-  return {};
+  return v;
 }
 
 Violations RunCheck(const MetricGroup& g) {
@@ -98,6 +109,17 @@ Violations RunCheck(const MetricGroup& g) {
   }
 }
 
+#ifdef CHSIM_GROUP_KIT_EXAMPLE
+}  // namespace
+extern const MetricGroup CHSIM_GROUP_KIT_EXAMPLE;
+namespace {
+std::vector<const MetricGroup*> KitGroups() { return {&CHSIM_GROUP_KIT_EXAMPLE}; }
+#define KIT_SUITE Example
+#else
+std::span<const MetricGroup* const> KitGroups() { return AllMetricGroups(); }
+#define KIT_SUITE Registry
+#endif
+
 class GroupKit : public ::testing::TestWithParam<const MetricGroup*> {};
 
 TEST_P(GroupKit, WritesRowsForACaseThatSelectsIt) {
@@ -105,8 +127,10 @@ TEST_P(GroupKit, WritesRowsForACaseThatSelectsIt) {
   EXPECT_TRUE(v.empty()) << ::testing::PrintToString(v);
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, GroupKit, ::testing::ValuesIn(AllMetricGroups()),
+INSTANTIATE_TEST_SUITE_P(KIT_SUITE, GroupKit, ::testing::ValuesIn(KitGroups()),
                          [](const auto& info) { return std::string(info.param->name); });
+
+#ifndef CHSIM_GROUP_KIT_EXAMPLE
 
 // A copy of each group with its hooks removed is caught, by name.
 TEST(GroupKitCatches, AGroupWhoseHooksWriteNothing) {
@@ -121,6 +145,20 @@ TEST(GroupKitCatches, AGroupWhoseHooksWriteNothing) {
     EXPECT_NE(v[0].find(Name(*g) + ": a case that selects it"), std::string::npos) << v[0];
   }
 }
+
+// A row that names another group than the one holding it is caught, by name.
+TEST(GroupKitCatches, ARowNamingAnotherGroup) {
+  static constexpr MetricSpec kRow[] = {
+      {"sampled.copied", "ratio", "remap", true, "a row copied from another group's file"}};
+  MetricGroup g = *FindMetricGroup("balance");
+  g.rows = kRow;
+  const Violations v = RunCheck(g);
+  ASSERT_FALSE(v.empty());
+  EXPECT_NE(v[0].find(Name(g) + ": its row sampled.copied says group \"remap\""), std::string::npos)
+      << v[0];
+}
+
+#endif  // CHSIM_GROUP_KIT_EXAMPLE
 
 }  // namespace
 }  // namespace chsim::sim

@@ -6,10 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "chsim_source_dir.h"
+#include "sim/base/json_reader.h"
+#include "sim/base/text_file.h"
 #include "sim/run/metric_group.h"
 
 namespace chsim::sim {
@@ -51,15 +55,15 @@ TEST(MetricsTest, MinimalMovesIsTotalVariation) {
 TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
   std::set<std::string> names;
   for (const MetricSpec& m : AllMetrics()) {
-    EXPECT_TRUE(names.insert(std::string(m.name)).second) << m.name;
-    EXPECT_EQ(FindMetric(m.name), &m);
-    EXPECT_FALSE(m.unit.empty());
-    EXPECT_FALSE(m.meaning.empty());
+    const bool first = names.insert(std::string(m.name)).second;
+    EXPECT_TRUE(first) << "metric " << m.name << " has two catalog rows; give each its own name";
+    if (first) {
+      EXPECT_EQ(FindMetric(m.name), &m) << m.name;
+    }
+    EXPECT_FALSE(m.unit.empty()) << "metric " << m.name << ": its row needs a unit";
+    EXPECT_FALSE(m.meaning.empty()) << "metric " << m.name << ": its row needs a meaning";
     EXPECT_TRUE(m.name == "nodes" ? m.group.empty() : FindMetricGroup(m.group) != nullptr)
         << m.name << " names group '" << m.group << "'";
-    bool timing = std::string(m.name).rfind("throughput.", 0) == 0 &&
-                  m.name != "throughput.memory_bytes_per_node";
-    EXPECT_EQ(m.deterministic, !timing) << m.name;
   }
   EXPECT_EQ(MetricIn(kStepRows, "nodes").name(), "nodes");
   EXPECT_EQ(FindMetric("no.such"), nullptr);
@@ -67,16 +71,41 @@ TEST(MetricsTest, CatalogNamesAreUniqueAndFindable) {
 
 // Each group's rows carry its name, the catalog holds them in registry order
 // after "nodes", and the "metrics" choices are the groups' names.
+// A result's rows are validated against results/schema.json (chsim merge,
+// make-report), which lists the units it accepts: a row with another unit
+// would be written by chsim run and refused by every reader of the file.
+TEST(MetricsTest, UnitsAreOnesTheResultsSchemaAccepts) {
+  const Json schema = Json::parse(ReadFileOrStdin(CHSIM_SOURCE_DIR "/results/schema.json"));
+  const char* pointer = "/properties/rows/items/properties/unit/enum";
+  const Json& units = schema.at(Json::json_pointer(pointer));
+  std::set<std::string, std::less<>> accepted;
+  for (const Json& u : units) accepted.insert(u.get<std::string>());
+  ASSERT_FALSE(accepted.empty()) << "results/schema.json lists no unit at " << pointer;
+  for (const MetricSpec& m : AllMetrics()) {
+    EXPECT_TRUE(accepted.contains(m.unit))
+        << "metric " << m.name << ": unit \"" << m.unit << "\" is not one results/schema.json "
+        << "accepts (" << units.dump() << " at " << pointer
+        << "); use one of those, or add it there";
+  }
+}
+
 TEST(MetricsTest, GroupsOwnTheirRowsInRegistryOrder) {
   std::vector<std::string_view> expected = {"nodes"};
   std::vector<std::string_view> names;
   for (const MetricGroup* g : AllMetricGroups()) {
-    EXPECT_FALSE(g->rows.empty()) << g->name;
-    EXPECT_FALSE(g->doc.empty()) << g->name;
-    EXPECT_EQ(FindMetricGroup(g->name), g);
+    EXPECT_FALSE(g->rows.empty()) << "group " << g->name << " has no catalog rows";
+    EXPECT_FALSE(g->doc.empty()) << "group " << g->name << " needs a doc line";
+    EXPECT_EQ(FindMetricGroup(g->name), g) << "two groups are named " << g->name;
     names.push_back(g->name);
+    // Only timing varies from run to run: a group that times nothing writes
+    // deterministic rows (which merges and thread counts must reproduce).
+    const bool times = g->needs.timing || g->needs.event_timing;
     for (const MetricSpec& m : g->rows) {
-      EXPECT_EQ(m.group, g->name) << m.name;
+      EXPECT_EQ(m.group, g->name) << "metric " << m.name << " is a row of group " << g->name
+                                  << ": its row's group must say \"" << g->name << "\"";
+      EXPECT_TRUE(m.deterministic || times)
+          << "metric " << m.name << " is not deterministic, but group " << g->name
+          << " times nothing (needs.timing, needs.event_timing): mark its row deterministic";
       expected.push_back(m.name);
     }
   }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Documents made from the specs and rows are committed equal to what they
-// make: scenarios/schema.json (chsim list --schema) and README.md's algorithm
-// table, workload list and limits table (chsim list --markdown TABLE). When a
+// make: scenarios/schema.json (chsim list --schema), README.md's algorithm
+// table and limits table and docs/workloads.md's workload list (chsim list
+// --markdown TABLE). When a
 // spec or row changes, these fail with one line naming scripts/regenerate,
 // which rewrites them all; the documents are not dumped.
 #include "sim/cli/spec_docs.h"
@@ -26,16 +27,22 @@ TEST(SpecDocs, ScenarioSchemaIsMadeFromTheSpecs) {
          "scripts/regenerate";
 }
 
-// README.md's copy between `begin` and `end` equals `made`.
+// The copy in `file` (from the checkout's root) between `begin` and `end`
+// equals `made`.
+void ExpectSection(const std::string& file, const std::string& begin, const std::string& end,
+                   const std::string& made) {
+  const std::string text = ReadFileOrStdin(CHSIM_SOURCE_DIR "/" + file);
+  const size_t a = text.find(begin), b = text.find(end);
+  ASSERT_NE(a, std::string::npos) << file << " lacks " << begin;
+  ASSERT_NE(b, std::string::npos) << file << " lacks " << end;
+  EXPECT_TRUE(text.substr(a + begin.size(), b - a - begin.size()) == made)
+      << file << "'s section after " << begin.substr(0, begin.size() - 1)
+      << " differs from the specs; run scripts/regenerate";
+}
+
 void ExpectReadmeSection(const std::string& begin, const std::string& end,
                          const std::string& made) {
-  const std::string readme = ReadFileOrStdin(CHSIM_SOURCE_DIR "/README.md");
-  const size_t a = readme.find(begin), b = readme.find(end);
-  ASSERT_NE(a, std::string::npos) << "README.md lacks " << begin;
-  ASSERT_NE(b, std::string::npos) << "README.md lacks " << end;
-  EXPECT_TRUE(readme.substr(a + begin.size(), b - a - begin.size()) == made)
-      << "README.md's section after " << begin.substr(0, begin.size() - 1)
-      << " differs from the specs; run scripts/regenerate";
+  ExpectSection("README.md", begin, end, made);
 }
 
 TEST(SpecDocs, ReadmeAlgorithmTableIsMadeFromTheSpecs) {
@@ -43,9 +50,9 @@ TEST(SpecDocs, ReadmeAlgorithmTableIsMadeFromTheSpecs) {
                       "<!-- end of algorithm table -->", AlgorithmTableMarkdown());
 }
 
-TEST(SpecDocs, ReadmeWorkloadListIsMadeFromTheRows) {
-  ExpectReadmeSection("<!-- workload list: chsim list --markdown workloads -->\n",
-                      "<!-- end of workload list -->", WorkloadListMarkdown());
+TEST(SpecDocs, WorkloadListIsMadeFromTheRows) {
+  ExpectSection("docs/workloads.md", "<!-- workload list: chsim list --markdown workloads -->\n",
+                "<!-- end of workload list -->", WorkloadListMarkdown());
 }
 
 TEST(SpecDocs, ReadmeLimitsTableIsMadeFromTheRows) {

@@ -258,6 +258,23 @@ TEST(WorkloadKitCatches, AnOptionalRowReadWithoutItsDefault) {
   EXPECT_EQ(RunCheck(CheckRequiredAlone, good), Violations{});
 }
 
+// A default its own row refuses (min 1, default 0) is the spec's defect: the
+// message says so, rather than blame a "limit" the scenario never wrote.
+TEST(WorkloadKitCatches, ADefaultItsOwnRowRefuses) {
+  static constexpr FieldSpec kFields[] = {
+      KeysField(0),
+      {.name = "limit", .type = FieldType::kInteger, .doc = "default below its range",
+       .min = 1, .max = 100, .default_json = "0", .example_json = "5"},
+  };
+  WorkloadSpec spec = Mutant("low", [](const FieldValues& f) {
+    return std::shared_ptr<const Workload>(std::make_shared<Numbered>(f.Integer("limit")));
+  });
+  spec.fields = kFields;
+  ExpectCaught(CheckRequiredAlone, spec,
+               {"/workload: the default of \"limit\", 0, is refused by its own row",
+                "give it a default_json it accepts"});
+}
+
 TEST(WorkloadKitCatches, ARowReadAsAnotherTypeOrNotDeclared) {
   ExpectCaught(
       CheckExamples,

@@ -6,7 +6,7 @@
 //
 // Adding an algorithm: one file here that defines its class (derived from
 // AlgorithmBase) and its `const AlgorithmSpec kXxxSpec`, plus one row in
-// registry.cc. README.md's "Adding an algorithm" walks through an example.
+// registry.cc. docs/extending.md ("An algorithm") walks through an example.
 //
 // Determinism: every per-node random value derives from the node's label
 // hashed with the registry hasher named by the `hasher` parameter, then mixed
