@@ -387,13 +387,16 @@ def real_clients(peers) -> list[Answer]:
     return out
 
 
-PROXY_METRICS = ("structural.max_over_mean", "theory.max_over_mean")
+PROXY_METRICS = ("structural.max_over_mean", "theory.max_over_mean", "sampled.max_over_mean",
+                 "sampled.floor_max_over_mean")
 
 
 def proxy_profiles(R: dict) -> Answer:
     """Each proxy and load-balancer profile's max/mean at its defaults, at every n of the
     proxies scenario (scenarios/proxies.json: 10 and 100), beside the Gamma theory for ideal
-    random points with the same points per node (none for the modulo of nginx-hash)."""
+    random points with the same points per node (none for the modulo of nginx-hash); a
+    profile with no ring (pymemcache's rendezvous) has no exact shares, and gives its sampled
+    max/mean beside the sampling floor."""
     key = "proxies"
     S = R["summary"]
     need = {"scenario", "params.profile", "metric", "step"}
@@ -409,7 +412,11 @@ def proxy_profiles(R: dict) -> Answer:
             return NA
         r = t.loc[(p, n)]
         th = r.get("theory.max_over_mean", float("nan"))
-        return (f"{r['structural.max_over_mean']:.3f}"
+        exact = r.get("structural.max_over_mean", float("nan"))
+        if exact != exact:
+            return (f"{r.get('sampled.max_over_mean', float('nan')):.3f} (sampled, no ring; "
+                    f"sampling floor {r.get('sampled.floor_max_over_mean', float('nan')):.3f})")
+        return (f"{exact:.3f}"
                 + (f" (theory {th:.3f})" if th == th else " (no ring: no theory)"))
     ns = sorted(t.index.get_level_values(1).unique())
     profiles = list(dict.fromkeys(t.index.get_level_values(0)))

@@ -33,6 +33,9 @@ EXCEPTIONS = {
                                 "Placement.points() is the ketama spec's ring; docstring examples"),
     "sim/python/catalog.cc": ({"ring"}, "docstring examples of a case id"),
     "sim/scenario/case_id.h": ({"ring"}, "a comment's example of a case label"),
+    "sim/cli/placement_options.cc": ({"ketama"},
+                                     "--points-per-weight is the ketama parameter of that name, "
+                                     "checked by its spec for the profiles' options"),
     "sim/cli/cmd_locate.cc": ({"ring", "ketama"},
                               "the `chsim ring` command, which prints a Ketama ring; `locate "
                               "--replicas` over a peer profile locates with the ketama "
