@@ -88,6 +88,23 @@ def wide_scenario(catalog, extra=10):
             "cache": {"policy": "lru", "capacity": {"objects_fraction": 0.3}}}
 
 
+def copies_scenario(catalog):
+    """Two copies per key over a ring-like algorithm (the first of the catalog with
+    points_per_node and a replica strategy) at three settings of its points, through a
+    removal and an add: the replicas figures that need a points sweep are drawn whatever the
+    random draws hold (each draw asks for replicas only sometimes)."""
+    a = next(a for a in catalog["algorithms"] if a.get("replica_strategies")
+             and any(p["name"] == "points_per_node" for p in a.get("parameters", [])))
+    return {"schema_version": 1, "name": "copies", "seed": 7, "trials": 1,
+            "nodes": {"count": [8, 16]},
+            "algorithms": [{"algorithm": a["name"], "points_per_node": [4, 16, 64]}],
+            "workload": {"type": "uniform", "keys": 2000},
+            "events": [{"op": "remove", "last": 1}, {"op": "add", "count": 1}],
+            "metrics": ["replicas"],
+            "replication": {"factor": 2, "strategy": a["replica_strategies"][0],
+                            "failure_sets": 200}}
+
+
 def run_step(a, src, work):
     sys.path.insert(0, str(HERE))
     import jsonschema
@@ -119,6 +136,9 @@ def run_step(a, src, work):
     wide = work / "scenarios" / "wide.json"
     wide.write_text(json.dumps(wide_scenario(catalog), indent=1) + "\n")
     accepted.append(wide)
+    copies = work / "scenarios" / "copies.json"
+    copies.write_text(json.dumps(copies_scenario(catalog), indent=1) + "\n")
+    accepted.append(copies)
 
     def run(path):
         out = work / "results" / path.name
