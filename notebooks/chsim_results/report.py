@@ -335,7 +335,7 @@ def replication(R: dict) -> Answer:
         above = excess[excess > 1e-9].sort_values()
         parts.append(f"Churn per event at its minimum (only the keys with a copy on the node "
                      f"that left or joined change): {_some(at_min, 8) or 'none'}"
-                     + ("; above it: " + _some((f"{s} +{v * 100:.3f} points" for s, v in
+                     + ("; above it: " + _some((f"{s} +{v * 100:.3g} points" for s, v in
                                                 above.items()), 4) if len(above) else "") + ".")
         pool = pool.loc[at_min] if at_min else pool
     if "loss P" in pool and pool["loss P"].notna().any():
