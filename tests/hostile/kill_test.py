@@ -38,7 +38,7 @@ The number of random trials is cut to fit --budget seconds (at least
 --min-trials), so a sanitizer build, where a run is 5-10x slower, stays within
 CI's time.
 
-Usage: kill_test.py CHSIM [--trials N] [--seed S] [--budget SECONDS]
+Usage: kill_test.py CHSIM [--trials N] [--seed S] [--budget SECONDS] [--keys N]
 """
 
 import argparse
@@ -169,7 +169,10 @@ def main():
   ap.add_argument("--grace", type=int, default=60)
   ap.add_argument("--budget", type=float, default=150, help="seconds for the trials (0: no cut)")
   ap.add_argument("--min-trials", type=int, default=10)
+  ap.add_argument("--keys", type=int, default=SCENARIO["workload"]["keys"],
+                  help="keys of the scenario (a smaller twin for slow builds)")
   a = ap.parse_args()
+  SCENARIO["workload"]["keys"] = a.keys
   chsim = os.path.abspath(a.chsim)
   rng = random.Random(a.seed)
   failures = 0

@@ -12,7 +12,8 @@ does not write yet or what needs another tool: a result file with an `algorithms
 resize-time rows, and bench/peers/run files with and without end-to-end rows.
 
 Step `report` (CTest report_make): scripts/make-report --each over every result (one report
-per file, two processes), over the shards beside their merge, and over everything together
+per file, two processes; python_api.ipynb, which reads no input, runs once per process and
+the other reports get its copy), over the shards beside their merge, and over everything together
 (with quick tune runs); fails on any exit status but 0, any notebook error, any figure that
 failed, any figure skipped without saying what it needs. Every report: its sections in order
 (what was run, headline answers, side by side, figures, inputs); no side-by-side row whose
