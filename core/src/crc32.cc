@@ -62,13 +62,17 @@ inline uint64_t LoadTail(const uint8_t* p, size_t len, size_t r) noexcept {
 }
 
 // Each byte <= 0x20 (unsigned) becomes 0x5f, byte-parallel: the high bit of
-// (b & 0x7f) + 0x5f is set iff b & 0x7f > 0x20 (no carry leaves a byte).
+// (b & 0x7f) + 0x5f is set iff b & 0x7f > 0x20 (no carry leaves a byte). Most
+// keys have no such byte: they leave after the test.
 inline uint64_t SpacesAsUnderscore(uint64_t w) noexcept {
   constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full, kHigh = 0x8080808080808080ull;
   constexpr uint64_t kUnderscores = 0x5f5f5f5f5f5f5f5full;
   const uint64_t above = (((w & kLow7) + kUnderscores) | w) & kHigh;  // b > 0x20
-  const uint64_t mask = ((above ^ kHigh) >> 7) * 0xff;                // 0xff where b <= 0x20
-  return (w & ~mask) | (kUnderscores & mask);
+  if (above == kHigh) [[likely]]
+    return w;
+  const uint64_t low = above ^ kHigh;              // 0x80 where b <= 0x20
+  const uint64_t mask = (low - (low >> 7)) | low;  // 0xff there
+  return w ^ ((w ^ kUnderscores) & mask);
 }
 
 // CRC-32 of the bytes after map(word) of each 8-byte word (map acts on each
