@@ -7,6 +7,7 @@
 #include "chsim/crc32.h"
 #include "chsim/hasher.h"
 #include "chsim/md5_batch.h"
+#include "chsim/sha256_batch.h"
 
 // XXH3 inlined from the header of the same libxxhash (XXH_INLINE_ALL): for
 // short keys the call into the shared library costs as much as the hash
@@ -101,6 +102,15 @@ void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
         for (int b = 7; b >= 0; --b) v = v << 8 | d[j][b];  // bytes 0..7, little-endian
         out[i + j] = v;
       }
+    }
+    return;
+  }
+  if (hasher.fn == &HashSha256Last32) {
+    std::array<uint32_t, kStep> h;
+    for (size_t i = 0; i < keys.size(); i += kStep) {
+      const size_t m = std::min(kStep, keys.size() - i);
+      Sha256BatchLast32(keys.subspan(i, m), h);
+      for (size_t j = 0; j < m; ++j) out[i + j] = h[j];
     }
     return;
   }
