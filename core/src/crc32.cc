@@ -2,6 +2,7 @@
 // Slicing-by-8 CRC-32 (chsim/crc32.h).
 #include "chsim/crc32.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
@@ -101,6 +102,21 @@ uint32_t Crc32(const void* data, size_t len) noexcept {
 
 uint32_t Crc32SpacesAsUnderscore(const void* data, size_t len) noexcept {
   return Crc32Words(static_cast<const uint8_t*>(data), len, SpacesAsUnderscore);
+}
+
+void Crc32Batch(std::span<const std::string_view> keys, std::span<uint32_t> out) noexcept {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out[i] = Crc32Words(reinterpret_cast<const uint8_t*>(keys[i].data()), keys[i].size(),
+                        [](uint64_t w) { return w; });
+  }
+}
+
+void Crc32SpacesAsUnderscoreBatch(std::span<const std::string_view> keys, size_t max_len,
+                                  std::span<uint32_t> out) noexcept {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out[i] = Crc32Words(reinterpret_cast<const uint8_t*>(keys[i].data()),
+                        std::min(keys[i].size(), max_len), SpacesAsUnderscore);
+  }
 }
 
 }  // namespace chsim

@@ -45,21 +45,37 @@ uint32_t Polynomial(uint32_t h, const void* data, size_t len) noexcept {
   return h;
 }
 
+// out[i] = finish(CRC-32 of keys[i]), or with memcache_key of the key as PHP
+// memcache sends it (at most 250 bytes, bytes <= 0x20 as '_').
+template <typename Finish>
+void Crc32Then(std::span<const std::string_view> keys, std::span<uint64_t> out, Finish finish,
+               bool memcache_key = false) noexcept {
+  constexpr size_t kStep = 256;
+  std::array<uint32_t, kStep> c;
+  for (size_t i = 0; i < keys.size(); i += kStep) {
+    const size_t m = std::min(kStep, keys.size() - i);
+    if (memcache_key)
+      Crc32SpacesAsUnderscoreBatch(keys.subspan(i, m), 250, c);
+    else
+      Crc32Batch(keys.subspan(i, m), c);
+    for (size_t j = 0; j < m; ++j) out[i + j] = finish(c[j]);
+  }
+}
+
 // A faster route to the value of a hasher whose reference function (the
 // registry's, hasher.cc) runs byte by byte; false when there is none.
 bool HashBatchFast(HashFn fn, std::span<const std::string_view> keys,
                    std::span<uint64_t> out) noexcept {
   using U = uint64_t;
   if (fn == &HashCrc32) {
-    EachKey(keys, out, [](const void* d, size_t n) -> U { return Crc32(d, n); });
+    Crc32Then(keys, out, [](uint32_t c) -> U { return c; });
   } else if (fn == &HashCrcSpy) {
-    EachKey(keys, out, [](const void* d, size_t n) -> U { return (Crc32(d, n) >> 16) & 0x7fff; });
+    Crc32Then(keys, out, [](uint32_t c) -> U { return (c >> 16) & 0x7fff; });
   } else if (fn == &HashCrc32Avalanche) {
-    EachKey(keys, out, [](const void* d, size_t n) -> U { return HaproxyFullHash(Crc32(d, n)); });
-  } else if (fn == &HashMemcacheCrc32) {  // the key as PHP memcache sends it: <= 250 bytes
-    EachKey(keys, out, [](const void* d, size_t n) -> U {
-      return Crc32SpacesAsUnderscore(d, std::min<size_t>(n, 250)) % 1024;
-    });
+    Crc32Then(keys, out, [](uint32_t c) -> U { return HaproxyFullHash(c); });
+  } else if (fn == &HashMemcacheCrc32) {
+    Crc32Then(
+        keys, out, [](uint32_t c) -> U { return c % 1024; }, /*memcache_key=*/true);
   } else if (fn == &HashSdbm) {
     EachKey(keys, out, [](const void* d, size_t n) -> U { return Polynomial<65599>(0, d, n); });
   } else if (fn == &HashSdbmAvalanche) {

@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "chsim/splitmix.h"
 
@@ -72,6 +74,21 @@ TEST(Crc32Test, SpacesAsUnderscoreEqualsZlibOfTheCleanedKey) {
     const char r = b <= 0x20 ? '_' : static_cast<char>(b);
     EXPECT_EQ(Crc32SpacesAsUnderscore(one.data(), 1), Zlib(std::string(1, r))) << b;
     EXPECT_EQ(Crc32SpacesAsUnderscore(word.data(), 8), Zlib(std::string(8, r))) << b;
+  }
+}
+
+TEST(Crc32Test, BatchesEqualTheOneKeyForms) {
+  SplitMix64 rng(35);
+  std::vector<std::string> storage;
+  for (size_t len = 0; len <= 300; ++len) storage.push_back(RandomBytes(rng, len));
+  const std::vector<std::string_view> keys(storage.begin(), storage.end());
+  std::vector<uint32_t> plain(keys.size()), cleaned(keys.size());
+  Crc32Batch(keys, plain);
+  Crc32SpacesAsUnderscoreBatch(keys, 250, cleaned);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_EQ(plain[i], Zlib(storage[i])) << i;
+    const size_t cut = std::min<size_t>(keys[i].size(), 250);
+    ASSERT_EQ(cleaned[i], Crc32SpacesAsUnderscore(keys[i].data(), cut)) << i;
   }
 }
 

@@ -18,6 +18,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
+#include <string_view>
 
 namespace chsim {
 
@@ -28,6 +30,13 @@ uint32_t Crc32(const void* data, size_t len) noexcept;
 // (0x5f): PHP memcache's key as it sends it (HashMemcacheCrc32 truncates to
 // 250 bytes first).
 uint32_t Crc32SpacesAsUnderscore(const void* data, size_t len) noexcept;
+
+// out[i] = Crc32(keys[i]), and = Crc32SpacesAsUnderscore of at most the first
+// max_len bytes of keys[i]: the same loops inline, no call per key.
+// REQUIRES: out.size() >= keys.size().
+void Crc32Batch(std::span<const std::string_view> keys, std::span<uint32_t> out) noexcept;
+void Crc32SpacesAsUnderscoreBatch(std::span<const std::string_view> keys, size_t max_len,
+                                  std::span<uint32_t> out) noexcept;
 
 }  // namespace chsim
 
