@@ -8,6 +8,7 @@
 #include "chsim/hasher.h"
 #include "chsim/md5_batch.h"
 #include "chsim/sha256_batch.h"
+#include "haproxy_full_hash.h"
 
 // XXH3 inlined from the header of the same libxxhash (XXH_INLINE_ALL): for
 // short keys the call into the shared library costs as much as the hash
@@ -72,7 +73,7 @@ bool HashBatchFast(HashFn fn, std::span<const std::string_view> keys,
   } else if (fn == &HashCrcSpy) {
     Crc32Then(keys, out, [](uint32_t c) -> U { return (c >> 16) & 0x7fff; });
   } else if (fn == &HashCrc32Avalanche) {
-    Crc32Then(keys, out, [](uint32_t c) -> U { return HaproxyFullHash(c); });
+    Crc32Then(keys, out, [](uint32_t c) -> U { return haproxy::FullHash(c); });
   } else if (fn == &HashMemcacheCrc32) {
     Crc32Then(
         keys, out, [](uint32_t c) -> U { return c % 1024; }, /*memcache_key=*/true);
@@ -80,13 +81,13 @@ bool HashBatchFast(HashFn fn, std::span<const std::string_view> keys,
     EachKey(keys, out, [](const void* d, size_t n) -> U { return Polynomial<65599>(0, d, n); });
   } else if (fn == &HashSdbmAvalanche) {
     EachKey(keys, out, [](const void* d, size_t n) -> U {
-      return HaproxyFullHash(Polynomial<65599>(0, d, n));
+      return haproxy::FullHash(Polynomial<65599>(0, d, n));
     });
   } else if (fn == &HashDjb2) {
     EachKey(keys, out, [](const void* d, size_t n) -> U { return Polynomial<33>(5381, d, n); });
   } else if (fn == &HashDjb2Avalanche) {
     EachKey(keys, out, [](const void* d, size_t n) -> U {
-      return HaproxyFullHash(Polynomial<33>(5381, d, n));
+      return haproxy::FullHash(Polynomial<33>(5381, d, n));
     });
   } else {
     return false;
