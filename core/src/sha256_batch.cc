@@ -22,8 +22,6 @@ void NiLastWord4(const uint8_t (*blocks)[64], uint32_t* out) noexcept;
 
 namespace {
 
-constexpr size_t kLanes = 4;
-
 bool CpuHasShaNi() noexcept {
 #ifdef CHSIM_SHA256MB_X86
   __builtin_cpu_init();
@@ -39,11 +37,14 @@ std::atomic<bool>& UseNi() noexcept {
   return use;
 }
 
+#ifdef CHSIM_SHA256MB_X86
+constexpr size_t kLanes = 4;
+
 uint32_t Le32OfHWord(uint32_t h7) noexcept {  // digest bytes 28..31 (h7 big-endian), read LE
   return __builtin_bswap32(h7);
 }
 
-// blocks[l]: keys[l] padded as SHA-256 pads a one-block message.
+// The key padded as SHA-256 pads a one-block message.
 void Pad(std::string_view key, uint8_t* block) noexcept {
   std::memset(block, 0, 64);
   std::memcpy(block, key.data(), key.size());
@@ -52,7 +53,6 @@ void Pad(std::string_view key, uint8_t* block) noexcept {
   for (int b = 0; b < 8; ++b) block[63 - b] = static_cast<uint8_t>(bits >> (8 * b));
 }
 
-#ifdef CHSIM_SHA256MB_X86
 void NiBatch(std::span<const std::string_view> keys, std::span<uint32_t> out) noexcept {
   alignas(16) uint8_t blocks[kLanes][64];
   size_t lane_key[kLanes];
