@@ -2,8 +2,9 @@
 // Hashers x key length: every registered hasher (AllHashers) on random
 // alphanumeric keys of 8..250 bytes, throughput and latency; chsim's own MD5
 // paths beside them (md5_batch.h): the scalar one-block MD5 and the
-// multi-buffer kernels, 1024 keys per call. Names:
-//   hash/<hasher>/mode:{tput,lat}/len:<bytes>
+// multi-buffer kernels, 1024 keys per call; and every hasher through
+// HashBatch (the batched lookups' path), 1024 keys per call. Names:
+//   hash/<hasher>/mode:{tput,lat,batch}/len:<bytes>
 //   hash/md5_own_scalar/mode:{tput,lat}/len:<bytes>
 //   hash/md5_batch/isa:<isa>/mode:batch/len:<bytes>
 #include <map>
@@ -32,6 +33,19 @@ void BM_Hash(benchmark::State& state, const Hasher* hasher) {
     return fn(k.data(), k.size());
   });
   state.SetBytesProcessed(state.items_processed() * state.range(0));
+}
+
+void BM_HashBatch(benchmark::State& state, const Hasher* hasher) {
+  const KeyPool& pool = FixedLengthKeys(static_cast<size_t>(state.range(0)));
+  std::vector<uint64_t> out(kChunk);
+  const size_t batches = (pool.mask + 1) / kChunk;
+  size_t b = 0;
+  for (auto _ : state) {
+    HashBatch(*hasher, std::span(pool.keys).subspan((b++ % batches) * kChunk, kChunk), out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) * kChunk);
 }
 
 template <bool kLatency>
@@ -72,6 +86,10 @@ void Register() {
       for (int64_t len : lens) b->Arg(len);
       Tune(b->ArgName("len"));
     }
+    std::string name = Join({"hash", h.name, "mode:batch"});
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), BM_HashBatch, &h);
+    for (int64_t len : lens) b->Arg(len);
+    Tune(b->ArgName("len"));
   }
   for (bool lat : {false, true}) {
     std::string name = Join({"hash", "md5_own_scalar", lat ? "mode:lat" : "mode:tput"});

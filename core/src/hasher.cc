@@ -16,6 +16,7 @@
 #include "chsim/crush.h"
 #include "chsim/md5.h"
 #include "chsim/md5_batch.h"
+#include "haproxy_full_hash.h"
 #include "murmur3.h"
 
 namespace chsim {
@@ -307,17 +308,8 @@ uint64_t HashWt6(const void* data, size_t len) noexcept {
   return h0 ^ h1;
 }
 
-// HAProxy 2.6 include/haproxy/intops.h __full_hash: Bob Jenkins' 32-bit
-// integer hash, then a multiplication by 3221225473.
-uint32_t HaproxyFullHash(uint32_t a) noexcept {
-  a = (a + 0x7ed55d16) + (a << 12);
-  a = (a ^ 0xc761c23c) ^ (a >> 19);
-  a = (a + 0x165667b1) + (a << 5);
-  a = (a + 0xd3a2646c) ^ (a << 9);
-  a = (a + 0xfd7046c5) + (a << 3);
-  a = (a ^ 0xb55a4f09) ^ (a >> 16);
-  return a * 3221225473u;
-}
+// HAProxy 2.6 include/haproxy/intops.h __full_hash (haproxy_full_hash.h).
+uint32_t HaproxyFullHash(uint32_t a) noexcept { return haproxy::FullHash(a); }
 
 // `hash-type consistent FUNCTION avalanche` (backend.c gen_hash).
 uint64_t HashSdbmAvalanche(const void* data, size_t len) noexcept {

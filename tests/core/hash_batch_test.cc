@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // HashBatch (the simulator's and Ring::LocateBatch's block hashing: SIMD MD5
-// for md5/md5_64, inline XXH3) gives what each hasher gives key by key, for
-// every registered hasher and every key length across the one-block MD5 limit.
+// for md5/md5_64, inline XXH3, slicing-by-8 CRC-32 for the crc32 family,
+// sdbm and djb2 8 bytes a step) gives what each hasher gives key by key, for
+// every registered hasher and every key length 0..300 (across the one-block
+// MD5 limit, PHP memcache's 250-byte cut and every 8-byte tail).
 // (The hashers themselves are pinned to their reference libraries in
 // hasher_test.cc and hasher_golden_test.cc.)
 #include <gtest/gtest.h>
@@ -18,7 +20,7 @@ namespace {
 TEST(HashBatchTest, EqualsTheHasherKeyByKey) {
   std::vector<std::string> storage;
   SplitMix64 rng(7);
-  for (size_t len = 0; len <= 130; ++len) {  // 0..130: one, two and three MD5 blocks
+  for (size_t len = 0; len <= 300; ++len) {  // one to five MD5 blocks
     for (int copy = 0; copy < 3; ++copy) {
       std::string k(len, '\0');
       for (char& c : k) c = static_cast<char>(rng.Next());

@@ -40,9 +40,9 @@ const Hasher* FindHasher(std::string_view name) noexcept;
 const Hasher& GetHasher(std::string_view name);
 
 // out[i] = hasher(keys[i]) for every i: the same values, faster for blocks of
-// keys. md5 and md5_64 hash keys under 56 bytes many at a time with the
-// multi-buffer SIMD MD5 (md5_batch.h), xxh3 runs inline from xxHash's header;
-// the others are called key by key. REQUIRES: out.size() >= keys.size().
+// keys: md5 and md5_64 by multi-buffer SIMD MD5 under 56 bytes (md5_batch.h), xxh3 inline, the
+// CRC-32 hashers by slicing-by-8 (crc32.h), sdbm and djb2 (and their avalanche) 8 bytes a step;
+// the others key by key. REQUIRES: out.size() >= keys.size().
 void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
                std::span<uint64_t> out) noexcept;
 

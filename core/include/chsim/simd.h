@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The SIMD level that core's run-time dispatchers may use, and its override.
 //
-// Each dispatcher in core (today: the multi-buffer MD5 of chsim/md5_batch.h)
-// picks at start-up the widest instruction set that the CPU has among those it
-// was built with. The environment variable CHSIM_SIMD caps that choice, so
-// that instruction counts and timings compare between machines with and
-// without AVX-512 (scripts/bench-gate sets it for every workload it counts):
+// Each dispatcher in core (md5_batch.h's MD5; sha256_batch.h's SHA-NI, off at
+// "portable") picks at start-up the widest instruction set that the CPU has
+// among those it was built with. The environment variable CHSIM_SIMD caps that
+// choice, so that instruction counts and timings compare between machines with
+// and without AVX-512 (scripts/bench-gate sets it for every workload it counts):
 //
 //   CHSIM_SIMD=portable   the compiler's baseline vectors only (SSE2 on x86-64)
 //   CHSIM_SIMD=avx2       AVX2 at most
