@@ -74,24 +74,25 @@ std::string_view KeyBytes(py::handle key, const std::string& what);
 // Keys given as a list or tuple (or any iterable) of str or bytes, or a
 // 1-dimensional numpy array of bytes (dtype S), str (dtype U) or objects.
 // Read a block at a time with ForEachBlock, which runs without the GIL: an
-// array is read in place; a list's block is read in place too, in its str
-// and bytes objects, with the GIL taken back for that block (so no key is
-// copied, and no other thread changes the list under the views).
+// array is read in place; a list's block is copied out of its str and bytes
+// objects (their own bytes, no conversion per key) into one buffer while the
+// GIL is taken back for a moment, and hashed and located without it.
 class Keys {
  public:
   explicit Keys(py::handle keys);  // GIL held
   size_t size() const noexcept { return n_; }
   // Views of keys [begin, begin + out.size()) into out: into the array, or
-  // into the items of a list (valid while the GIL is held); `scratch` holds
-  // the UTF-8 of str arrays. Throws
-  // std::invalid_argument (a str that is not valid Unicode, a list that
-  // shrank) or TypeError (an item that is not a key). REQUIRES: the GIL when
-  // needs_gil().
+  // into `scratch`, which holds the bytes of a list's items and the UTF-8 of
+  // str arrays (the views stay valid without the GIL until the next call).
+  // Throws std::invalid_argument (a str that is not valid Unicode, a list
+  // that shrank) or TypeError (an item that is not a key). REQUIRES: the GIL
+  // when needs_gil().
   void Block(size_t begin, std::span<std::string_view> out, std::string& scratch) const;
   bool needs_gil() const noexcept { return kind_ == Kind::kSequence; }
 
  private:
   enum class Kind { kSequence, kBytes, kUcs4 };
+  void SequenceBlock(size_t begin, std::span<std::string_view> out, std::string& scratch) const;
   Kind kind_ = Kind::kSequence;
   py::object keep_;             // the list, tuple or array
   const char* data_ = nullptr;  // kBytes, kUcs4: contiguous items
@@ -103,9 +104,9 @@ class Keys {
 // in L1).
 inline constexpr size_t kBlockKeys = 1024;
 
-// Calls f(begin, views) for each block of keys, in order. REQUIRES: the GIL
-// released (it is taken back for a list's block, views made and f run: the
-// views point into the list's items).
+// Calls f(begin, views) for each block of keys, in order, without the GIL.
+// REQUIRES: the GIL released (it is taken back while a list's block is
+// copied out of its items).
 template <typename F>
 void ForEachBlock(const Keys& keys, F&& f) {
   std::vector<std::string_view> views(kBlockKeys);
@@ -116,11 +117,10 @@ void ForEachBlock(const Keys& keys, F&& f) {
     if (keys.needs_gil()) {
       py::gil_scoped_acquire gil;
       keys.Block(begin, block, scratch);
-      f(begin, std::span<const std::string_view>(block));
     } else {
       keys.Block(begin, block, scratch);
-      f(begin, std::span<const std::string_view>(block));
     }
+    f(begin, std::span<const std::string_view>(block));
   }
 }
 

@@ -206,8 +206,8 @@ Keys::Keys(py::handle keys) {
                       "; " + kKeysAccepted);
     }
   }
-  // A list or tuple is read in place (a block at a time, the GIL held); any
-  // other iterable through a tuple.
+  // A list or tuple is read a block at a time, copied out of its items with
+  // the GIL held (SequenceBlock); any other iterable through a tuple.
   keep_ = py::reinterpret_borrow<py::object>(keys);
   if (!PyList_CheckExact(keys.ptr()) && !PyTuple_CheckExact(keys.ptr())) {
     PyObject* tuple = PySequence_Tuple(keys.ptr());
@@ -220,37 +220,79 @@ Keys::Keys(py::handle keys) {
   n_ = static_cast<size_t>(PySequence_Fast_GET_SIZE(keep_.ptr()));
 }
 
+namespace {
+
+// dst[0, n) = src[0, n), reading and writing only those bytes: keys are
+// short, and a call to memcpy per key costs more than the copy. Sizes up to
+// 32 are two loads that overlap, as needed.
+inline void CopyKey(char* dst, const char* src, size_t n) noexcept {
+  auto two = [&](auto word) {
+    decltype(word) a, b;
+    std::memcpy(&a, src, sizeof a);
+    std::memcpy(&b, src + n - sizeof b, sizeof b);
+    std::memcpy(dst, &a, sizeof a);
+    std::memcpy(dst + n - sizeof b, &b, sizeof b);
+  };
+  struct Word16 {
+    uint64_t w[2];
+  };
+  if (n >= 16 && n <= 32) return two(Word16{});
+  if (n >= 8 && n < 16) return two(uint64_t{});
+  if (n >= 4 && n < 8) return two(uint32_t{});
+  if (n > 32) return static_cast<void>(std::memcpy(dst, src, n));
+  for (size_t i = 0; i < n; ++i) dst[i] = src[i];
+}
+
+}  // namespace
+
+// A list's block in two passes over its items: the views into each str's
+// own bytes (a compact ASCII str's data, another str's cached UTF-8) or a
+// bytes object's buffer, and their total size; then the bytes copied into
+// `scratch`, one contiguous buffer sized once, and the views moved there, so
+// that they outlive the GIL.
+void Keys::SequenceBlock(size_t begin, std::span<std::string_view> out,
+                         std::string& scratch) const {
+  const size_t count = out.size();
+  size_t total = 0;
+  for (size_t i = 0; i < count; ++i) {
+    // The size is read again each time: another thread may have changed the
+    // list while the GIL was released between blocks.
+    if (begin + i >= static_cast<size_t>(PySequence_Fast_GET_SIZE(keep_.ptr()))) {
+      throw std::invalid_argument("keys: the list shrank while it was read");
+    }
+    PyObject* item = PySequence_Fast_GET_ITEM(keep_.ptr(), begin + i);
+    const char* p = nullptr;
+    Py_ssize_t len = 0;
+    if (PyUnicode_Check(item)) {
+      if (PyUnicode_IS_COMPACT_ASCII(item)) {  // the str's own bytes, no conversion
+        p = static_cast<const char*>(PyUnicode_DATA(item));
+        len = PyUnicode_GET_LENGTH(item);
+      } else if ((p = PyUnicode_AsUTF8AndSize(item, &len)) == nullptr) {  // cached in the str
+        PyErr_Clear();
+        throw std::invalid_argument(Utf8Error("keys[" + std::to_string(begin + i) + "]"));
+      }
+    } else if (PyBytes_Check(item)) {
+      p = PyBytes_AS_STRING(item);
+      len = PyBytes_GET_SIZE(item);
+    } else {
+      throw TypeError("keys[" + std::to_string(begin + i) + "]: found " + TypeName(item) +
+                      "; accepted: str or bytes");
+    }
+    out[i] = std::string_view(p, static_cast<size_t>(len));
+    total += static_cast<size_t>(len);
+  }
+  if (scratch.size() < total) scratch.resize(total);
+  char* at = scratch.data();
+  for (std::string_view& key : out) {
+    CopyKey(at, key.data(), key.size());
+    key = std::string_view(at, key.size());
+    at += key.size();
+  }
+}
+
 void Keys::Block(size_t begin, std::span<std::string_view> out, std::string& scratch) const {
   const size_t count = out.size();
-  if (kind_ == Kind::kSequence) {  // views into the items: valid while the GIL is held
-    for (size_t i = 0; i < count; ++i) {
-      // The size is read again each time: another thread may have changed the
-      // list while the GIL was released between blocks.
-      if (begin + i >= static_cast<size_t>(PySequence_Fast_GET_SIZE(keep_.ptr()))) {
-        throw std::invalid_argument("keys: the list shrank while it was read");
-      }
-      PyObject* item = PySequence_Fast_GET_ITEM(keep_.ptr(), begin + i);
-      const char* p = nullptr;
-      Py_ssize_t len = 0;
-      if (PyUnicode_Check(item)) {
-        if (PyUnicode_IS_COMPACT_ASCII(item)) {  // the str's own bytes, no conversion
-          p = static_cast<const char*>(PyUnicode_DATA(item));
-          len = PyUnicode_GET_LENGTH(item);
-        } else if ((p = PyUnicode_AsUTF8AndSize(item, &len)) == nullptr) {  // cached in the str
-          PyErr_Clear();
-          throw std::invalid_argument(Utf8Error("keys[" + std::to_string(begin + i) + "]"));
-        }
-      } else if (PyBytes_Check(item)) {
-        p = PyBytes_AS_STRING(item);
-        len = PyBytes_GET_SIZE(item);
-      } else {
-        throw TypeError("keys[" + std::to_string(begin + i) + "]: found " + TypeName(item) +
-                        "; accepted: str or bytes");
-      }
-      out[i] = std::string_view(p, static_cast<size_t>(len));
-    }
-    return;
-  }
+  if (kind_ == Kind::kSequence) return SequenceBlock(begin, out, scratch);
   if (kind_ == Kind::kBytes) {  // NUL-padded: numpy drops trailing NULs too
     const char* item = data_ + begin * itemsize_;
     for (size_t i = 0; i < count; ++i, item += itemsize_) {

@@ -367,14 +367,7 @@ class Placement {
     const Keys k(keys);
     std::vector<std::string_view> views(k.size());
     std::string scratch;
-    k.Block(0, views, scratch);
-    std::string copy;  // a list's keys, out of its items before the GIL goes
-    if (k.needs_gil()) {
-      for (std::string_view v : views) copy += v;
-      for (size_t i = 0, at = 0; i < views.size(); at += views[i++].size()) {
-        views[i] = std::string_view(copy.data() + at, views[i].size());
-      }
-    }
+    k.Block(0, views, scratch);  // a list's keys: copied into scratch
     std::vector<uint32_t> out(k.size());
     py::gil_scoped_release release;
     std::shared_lock lock(mu_);

@@ -148,6 +148,24 @@ def test_every_key_form_gives_the_same_answer(files):
     assert one == list(ring.locate_batch(strs[:500]).labels[expected[:500]])
 
 
+def test_list_keys_of_every_length():
+    """A list's keys are copied out of their objects by length class (under 4, 4-7, 8-15,
+    16-32, longer): every length 0..80, as str (ASCII and not) and bytes, in one list, maps
+    as the same keys in a numpy bytes array do."""
+    algo = chsim.Algorithm("ring", SERVERS, hasher="xxh3")
+    ascii_keys = ["".join("abcdefghij"[(i + n) % 10] for i in range(n)) for n in range(81)]
+    wide = ["é" * n for n in range(41)]  # 2 bytes each in UTF-8: lengths 0..80
+    raw = [bytes((i * 7 + n) % 255 + 1 for i in range(n)) for n in range(81)]
+    mixed = ascii_keys + wide + raw
+    as_bytes = [k if isinstance(k, bytes) else k.encode() for k in mixed]
+    expected = list(algo.locate_batch(np.array(as_bytes)))  # dtype S: read in place
+    assert list(algo.locate_batch(mixed)) == expected
+    assert [algo.locate(k) for k in mixed] == list(algo.locate_batch(mixed).labels[expected])
+    for n in (1, 1023, 1024, 1025, 3000):  # blocks of 1,024 keys, and their edges
+        keys = (mixed * (n // len(mixed) + 1))[:n]
+        assert list(algo.locate_batch(keys)) == (expected * (n // len(mixed) + 1))[:n]
+
+
 def _utf8(b):
     try:
         b.decode()
