@@ -13,7 +13,27 @@ namespace {
 // Parameters the profile options (AddProfileOptions) already declare.
 bool IsRingOption(std::string_view param) {
   return param == "profile" || param == "hash_algorithm" || param == "hasher" ||
-         param == "points_per_weight";
+         param == "points_per_weight" || param == "min_ring_size" || param == "max_ring_size" ||
+         param == "table_size";
+}
+
+// A ketama integer parameter given as a flag: its spec's check, then 1.. (0
+// is the program's default: leave the flag out).
+uint64_t SizeFlag(std::string_view param, const std::string& text) {
+  const ParamSpec& ps = *GetAlgorithm("ketama").FindParam(param);
+  try {
+    const ParamValue v = ps.Parse(text);
+    ps.Check("ketama", v);
+    const uint64_t n = std::get<uint64_t>(v);
+    if (n == 0) {
+      throw std::invalid_argument("found '0'; accepted: an integer 1.." +
+                                  std::to_string(static_cast<uint64_t>(ps.max)) +
+                                  " (leave the flag out for the program's default)");
+    }
+    return n;
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(FlagOf(param) + ": " + e.what());
+  }
 }
 
 // The flag as messages name it, with its alias ("--points-per-node/--points").
@@ -41,6 +61,14 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlag
       {"profile", &o.profile}, {"hash_algorithm", &o.hash_algorithm}, {"hasher", &o.hasher}};
   for (const auto& [param, value] : ring_options) {
     if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
+  }
+  const std::pair<const char*, const std::string*> sizes[] = {
+      {"min_ring_size", &o.min_ring_size},
+      {"max_ring_size", &o.max_ring_size},
+      {"table_size", &o.table_size}};
+  for (const auto& [param, text] : sizes) {
+    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param))
+      p.Set(param, SizeFlag(param, *text));
   }
   if (const ParamSpec* ps = spec.FindParam("points_per_weight");
       ps != nullptr && cmd->count("--points-per-weight") > 0) {
@@ -72,6 +100,12 @@ void AddProfileOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--points-per-weight", o.points_per_weight,
                   "varnish: points per unit of weight, its reconfigure(replicas=...) (default "
                   "67); groupcache: points per peer, HTTPPoolOptions.Replicas (default 50)");
+  cmd->add_option("--min-ring-size", o.min_ring_size,
+                  "envoy-ring: minimum_ring_size, 1..8388608 (default 1024)");
+  cmd->add_option("--max-ring-size", o.max_ring_size,
+                  "envoy-ring: maximum_ring_size, 1..8388608 (default 8388608)");
+  cmd->add_option("--table-size", o.table_size,
+                  "envoy-maglev: table_size, a prime up to 5000011 (default 65537)");
 }
 
 void AddServersFormatOption(CLI::App* cmd, RingOptions& o) {
@@ -99,11 +133,18 @@ RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::Ser
   r.profile = src.profile;
   if (cmd->count("--hasher") == 0) r.hasher = src.options.hasher;
   if (cmd->count("--points-per-weight") == 0) r.replicas = src.options.replicas;
+  r.envoy = src.options;
   return r;
 }
 
 ProfileOptions ProfileOptionsOf(const RingOptions& o) {
   ProfileOptions p{o.hash_algorithm, o.hasher, o.replicas};
+  p.min_ring_size = o.min_ring_size.empty() ? o.envoy.min_ring_size
+                                            : SizeFlag("min_ring_size", o.min_ring_size);
+  p.max_ring_size = o.max_ring_size.empty() ? o.envoy.max_ring_size
+                                            : SizeFlag("max_ring_size", o.max_ring_size);
+  p.table_size =
+      o.table_size.empty() ? o.envoy.table_size : SizeFlag("table_size", o.table_size);
   const std::string& text = o.points_per_weight;
   if (text.empty()) return p;
   const ParamSpec& ps = *GetAlgorithm("ketama").FindParam("points_per_weight");

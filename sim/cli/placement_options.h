@@ -32,6 +32,10 @@ struct RingOptions {
   // name); empty: `replicas`.
   std::string points_per_weight;
   uint32_t replicas = 0;  // a configuration's own; 0: the profile's (varnish 67)
+  // --min-ring-size, --max-ring-size, --table-size as given (checked by the
+  // ketama parameters of those names); empty: `envoy`'s.
+  std::string min_ring_size, max_ring_size, table_size;
+  ProfileOptions envoy;  // an Envoy cluster's sizes (0: Envoy's defaults)
 };
 
 // --profile, --hash-algorithm, --hasher and --points-per-weight (not --servers).

@@ -26,6 +26,9 @@ Profile KetamaProfile(const Params& p) {
   o.hash_algorithm = p.Text("hash_algorithm");
   o.hasher = p.Text("hasher");
   o.replicas = static_cast<uint32_t>(p.Integer("points_per_weight"));
+  o.min_ring_size = p.Integer("min_ring_size");
+  o.max_ring_size = p.Integer("max_ring_size");
+  o.table_size = p.Integer("table_size");
   return MakeProfile(p.Text("profile"), o);
 }
 
@@ -67,6 +70,24 @@ constexpr ParamSpec kParams[] = {
      .min = 0,
      .max = 1 << 28,
      .symbol = "r"},
+    {.name = "min_ring_size",
+     .type = ParamType::kInteger,
+     .doc = "envoy-ring: minimum_ring_size (0: Envoy's 1024)",
+     .default_number = 0,
+     .min = 0,
+     .max = static_cast<double>(kEnvoyMaxRingSize)},
+    {.name = "max_ring_size",
+     .type = ParamType::kInteger,
+     .doc = "envoy-ring: maximum_ring_size (0: Envoy's 8388608)",
+     .default_number = 0,
+     .min = 0,
+     .max = static_cast<double>(kEnvoyMaxRingSize)},
+    {.name = "table_size",
+     .type = ParamType::kInteger,
+     .doc = "envoy-maglev: table_size, a prime (0: Envoy's 65537)",
+     .default_number = 0,
+     .min = 0,
+     .max = static_cast<double>(kEnvoyMaxTableSize)},
 };
 
 void Admit(const Params& p, const TimelineStep& step) {
