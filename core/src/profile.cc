@@ -64,7 +64,8 @@ constexpr ProfileInfo kProfiles[] = {
      "NAME (hash_key or hostname) else host:port; points from the normalized weights and "
      "--min-ring-size (1024) / --max-ring-size (8M); key xxHash64, first point >= hash"},
     {"envoy-maglev",
-     "Envoy maglev: a table of --table-size (65537, a prime) filled in Envoy's weighted order, "
+     "Envoy maglev: a table of --maglev-table-size (65537, a prime) filled in Envoy's weighted "
+     "order, "
      "offset and skip from xxHash64 seeds 0 and 1 of NAME else host:port; key xxHash64, "
      "table[hash % size]"},
     {"jedis",
@@ -222,7 +223,7 @@ void ApplyHaproxy(Profile& p, const ProfileOptions& opt) {
   p.edge = LookupEdge::kNearest;
   p.tie = TieRule::kEarlierWins;  // never used: distinct ids give distinct points
   p.duplicates = DuplicatePoints::kDrop;
-  p.max_weight = 256;  // server.c srv_parse_weight: "weight must be between 0 and 256"
+  p.max_weight = 256;            // server.c srv_parse_weight: "weight must be between 0 and 256"
   p.knob = PointsKnob::kWeight;  // 16 per weight is fixed; `weight N` scales it
 }
 
@@ -249,7 +250,7 @@ void ApplyGroupcache(Profile& p, const ProfileOptions& opt) {
   p.key_hasher = p.point_hasher = hasher;
   p.tie = TieRule::kLaterWins;
   p.duplicates = DuplicatePoints::kKeepAsWinner;
-  p.max_weight = 1;  // Map.Add takes peers only
+  p.max_weight = 1;                // Map.Add takes peers only
   p.knob = PointsKnob::kReplicas;  // HTTPPoolOptions.Replicas
 }
 
@@ -292,7 +293,7 @@ void ApplyPymemcache(Profile& p, const ProfileOptions& opt) {
   // The simulator's stand-in key hash (ProfileMap::LocateHash): chsim locate
   // scores the key text itself.
   p.key_hasher = p.point_hasher = &GetHasher("xxh3");
-  p.max_weight = 1;  // HashClient takes servers, no weights
+  p.max_weight = 1;            // HashClient takes servers, no weights
   p.knob = PointsKnob::kNone;  // every server scores every key
 }
 
@@ -334,9 +335,8 @@ void ApplyEnvoyRing(Profile& p, const ProfileOptions& opt) {
   p.max_ring_size = EnvoySize("--max-ring-size (maximum_ring_size)", opt.max_ring_size,
                               kEnvoyMaxRingSize, kEnvoyMaxRingSize);
   if (p.min_ring_size > p.max_ring_size) {  // the message of ring_hash_lb.cc
-    throw std::invalid_argument("ring hash: minimum_ring_size (" +
-                                std::to_string(p.min_ring_size) + ") > maximum_ring_size (" +
-                                std::to_string(p.max_ring_size) + ")");
+    throw std::invalid_argument("ring hash: minimum_ring_size (" + std::to_string(p.min_ring_size) +
+                                ") > maximum_ring_size (" + std::to_string(p.max_ring_size) + ")");
   }
   p.max_weight = UINT32_MAX;  // load_balancing_weight: a uint32 >= 1
   p.knob = PointsKnob::kMinRingSize;
@@ -355,10 +355,10 @@ void ApplyEnvoyMaglev(Profile& p, const ProfileOptions& opt) {
   p.key_format = PointKeyFormat::kName;
   OnePointPerHash(p, PointCount::kConstant, 1);
   p.key_hasher = p.point_hasher = &GetHasher("xxh64");
-  p.table_size = EnvoySize("--table-size (table_size)", opt.table_size, kEnvoyDefaultTableSize,
-                           kEnvoyMaxTableSize);
+  p.table_size = EnvoySize("--maglev-table-size (table_size)", opt.table_size,
+                           kEnvoyDefaultTableSize, kEnvoyMaxTableSize);
   if (!IsPrime(p.table_size)) {  // MaglevLoadBalancer's check
-    throw std::invalid_argument("--table-size (table_size) " + std::to_string(p.table_size) +
+    throw std::invalid_argument("--maglev-table-size (table_size) " + std::to_string(p.table_size) +
                                 " is not a prime; Envoy refuses it (accepted: a prime up to " +
                                 std::to_string(kEnvoyMaxTableSize) + ", default 65537)");
   }
@@ -567,7 +567,7 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
   }
   if (opt.table_size != 0 && !maglev) {
     throw std::invalid_argument("profile '" + std::string(name) +
-                                "' takes no --table-size (envoy-maglev does)");
+                                "' takes no --maglev-table-size (envoy-maglev does)");
   }
   if (proxy == nullptr) return ClientProfile(name, opt);
   Profile p;

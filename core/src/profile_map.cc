@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/profile_map.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -8,8 +10,6 @@
 #include <limits>
 #include <stdexcept>
 #include <utility>
-
-#include <xxhash.h>
 
 #include "murmur3.h"
 

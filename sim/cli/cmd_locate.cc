@@ -82,11 +82,11 @@ BuiltRing BuildFromOptions(const CLI::App* cmd, const RingOptions& o,
 // list), its parameters as flags made from the specs, and removals applied
 // after building.
 struct AlgorithmOptions : AlgorithmFlags {
-  std::vector<std::string> remove;  // labels, in order
-  std::string replicas;             // --replicas K, as given
-  std::string strategy;             // --strategy NAME
-  std::string domain;               // --domain LEVEL
-  std::string crush_map;            // --crush-map FILE
+  std::vector<std::string> remove;                                 // labels, in order
+  std::string replicas;                                            // --replicas K, as given
+  std::string strategy;                                            // --strategy NAME
+  std::string domain;                                              // --domain LEVEL
+  std::string crush_map;                                           // --crush-map FILE
   std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
 };
 

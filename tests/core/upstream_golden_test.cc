@@ -215,13 +215,13 @@ TEST(UpstreamRules, TinyRingsAtTheEdges) {
     const auto own = m.point_owners();
     ASSERT_GE(pts.size(), 2u);
     const uint64_t flip = p.engine == Engine::kJedis ? uint64_t{1} << 63 : 0;
-    EXPECT_EQ(m.LocateHash(flip ^ 0), own[0]) << p.name;                      // the smallest
+    EXPECT_EQ(m.LocateHash(flip ^ 0), own[0]) << p.name;  // the smallest
     EXPECT_EQ(m.LocateHash(flip ^ std::numeric_limits<uint64_t>::max()), own[0]) << p.name;
     for (size_t i = 0; i + 1 < pts.size(); ++i) {
-      EXPECT_EQ(m.LocateHash(flip ^ pts[i]), own[i]) << p.name;                // p
-      EXPECT_EQ(m.LocateHash(flip ^ (pts[i] + 1)), own[i + 1]) << p.name;      // p + 1
+      EXPECT_EQ(m.LocateHash(flip ^ pts[i]), own[i]) << p.name;            // p
+      EXPECT_EQ(m.LocateHash(flip ^ (pts[i] + 1)), own[i + 1]) << p.name;  // p + 1
     }
-    EXPECT_EQ(m.LocateHash(flip ^ (pts.back() + 1)), own[0]) << p.name;        // wraps
+    EXPECT_EQ(m.LocateHash(flip ^ (pts.back() + 1)), own[0]) << p.name;  // wraps
   }
 }
 
