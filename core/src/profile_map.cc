@@ -192,6 +192,19 @@ void ProfileMap::BuildJedis(const Profile& p, std::span<const Node> nodes) {
   }
 }
 
+void ProfileMap::BuildIndex() {
+  int bits = 1;
+  while (bits < 24 && (size_t{1} << bits) < points_.size()) ++bits;
+  shift_ = 64 - bits;
+  index_.assign((size_t{1} << bits) + 1, 0);
+  size_t i = 0;
+  for (size_t b = 0; b < index_.size() - 1; ++b) {
+    while (i < points_.size() && (points_[i] >> shift_) < b) ++i;
+    index_[b] = static_cast<uint32_t>(i);
+  }
+  index_.back() = static_cast<uint32_t>(points_.size());
+}
+
 ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
   CheckProfileMap(p, nodes);
   ProfileMap m;
@@ -201,12 +214,14 @@ ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
   switch (p.engine) {
     case Engine::kEnvoyRing:
       m.BuildEnvoyRing(p, nodes);
+      m.BuildIndex();
       return m;
     case Engine::kEnvoyMaglev:
       m.BuildEnvoyMaglev(p, nodes);
       return m;
     case Engine::kJedis:
       m.BuildJedis(p, nodes);
+      m.BuildIndex();
       return m;
     default:
       break;
@@ -264,8 +279,11 @@ uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
     // Envoy Ring::chooseHost (libketama's search) and Jedis tailMap: the
     // first point >= h, else the first point.
     if (engine_ == Engine::kJedis) h ^= kSignBit;
-    const auto it = std::lower_bound(points_.begin(), points_.end(), h);
-    return owners_[it == points_.end() ? 0 : static_cast<size_t>(it - points_.begin())];
+    const uint64_t b = h >> shift_;
+    size_t i = index_[b];
+    const size_t end = index_[b + 1];  // its point is >= the next bucket's start > h
+    while (i < end && points_[i] < h) ++i;
+    return owners_[i == points_.size() ? 0 : i];
   }
   char text[20];
   const auto end = std::to_chars(text, text + sizeof(text), h).ptr;
@@ -274,13 +292,26 @@ uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
 
 void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
                              std::span<uint32_t> out) const noexcept {
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = Locate(keys[i]);
+  if (engine_ == Engine::kRendezvous) {
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = RendezvousOwner(keys[i]);
+    return;
+  }
+  // Hash a block of keys, then look them up: the lookups of a block are
+  // independent, so their loads overlap.
+  constexpr size_t kBlock = 64;
+  uint64_t hashes[kBlock];
+  for (size_t start = 0; start < keys.size(); start += kBlock) {
+    const size_t n = std::min(kBlock, keys.size() - start);
+    HashBatch(*key_hasher_, keys.subspan(start, n), {hashes, n});
+    for (size_t i = 0; i < n; ++i) out[start + i] = LocateHash(hashes[i]);
+  }
 }
 
 size_t ProfileMap::MemoryBytes() const noexcept {
-  size_t bytes = sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +
-                 points_.capacity() * sizeof(uint64_t) +
-                 (owners_.capacity() + owners_table_.capacity()) * sizeof(uint32_t);
+  size_t bytes =
+      sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +
+      points_.capacity() * sizeof(uint64_t) +
+      (owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
   for (const Scorer& s : scorers_) bytes += s.name.capacity();
   return bytes;
 }

@@ -66,6 +66,7 @@ class ProfileMap {
   void BuildEnvoyRing(const Profile& p, std::span<const Node> nodes);
   void BuildEnvoyMaglev(const Profile& p, std::span<const Node> nodes);
   void BuildJedis(const Profile& p, std::span<const Node> nodes);
+  void BuildIndex();
 
   Engine engine_ = Engine::kRendezvous;
   const Hasher* key_hasher_ = nullptr;
@@ -74,6 +75,11 @@ class ProfileMap {
   // order is Java's signed order) and their owners.
   std::vector<uint64_t> points_;
   std::vector<uint32_t> owners_;
+  // A bucket index on the top bits of a hash: index_[b] is the first point
+  // >= b << shift_ (2^bits + 1 entries, about one point per bucket), so a
+  // search scans a bucket instead of bisecting the ring.
+  std::vector<uint32_t> index_;
+  int shift_ = 63;
   std::vector<uint32_t> owners_table_;  // maglev
   // Per node, the murmur3 state after the whole 4-byte blocks of
   // "host:port-", the 0-3 bytes left, its length and its name for ties.
