@@ -111,6 +111,11 @@ constexpr Hasher kHashers[] = {
     {"xxh32", "xxHash32, seed 0 (libxxhash)", HashXxh32, 32},
     {"xxh64", "xxHash64, seed 0 (libxxhash)", HashXxh64, 64},
     {"xxh3", "XXH3 64-bit, seed 0 (libxxhash)", HashXxh3, 64},
+    {"jedis_murmur", "MurmurHash64A, seed 0x1234ABCD (Jedis Hashing.MURMUR_HASH)", HashJedisMurmur,
+     64},
+    {"envoy_murmur2",
+     "MurmurHash64A, seed 0xc70f6907 (Envoy MurmurHash::murmurHash2, libstdc++'s std::hash)",
+     HashEnvoyMurmur2, 64},
     {"sha256_last32",
      "SHA-256, digest bytes 28..31 as little-endian uint32 (Varnish VRT_HashStrands32, the "
      "shard director's key and point hash)",
@@ -256,6 +261,40 @@ uint64_t HashMurmur3_32(const void* data, size_t len) noexcept {
 
 uint64_t HashXxh32(const void* data, size_t len) noexcept { return XXH32(data, len, 0); }
 uint64_t HashXxh64(const void* data, size_t len) noexcept { return XXH64(data, len, 0); }
+
+uint64_t Murmur64A(const void* data, size_t len, uint64_t seed) noexcept {
+  constexpr uint64_t m = 0xc6a4a7935bd1e995ull;
+  constexpr int r = 47;
+  const uint8_t* p = Bytes(data);
+  uint64_t h = seed ^ (len * m);
+  for (; len >= 8; p += 8, len -= 8) {
+    uint64_t k = 0;
+    for (int i = 7; i >= 0; --i) k = k << 8 | p[i];  // little-endian
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h ^= k;
+    h *= m;
+  }
+  if (len > 0) {
+    uint64_t t = 0;
+    for (size_t i = len; i-- > 0;) t = t << 8 | p[i];
+    h ^= t;
+    h *= m;
+  }
+  h ^= h >> r;
+  h *= m;
+  h ^= h >> r;
+  return h;
+}
+
+uint64_t HashJedisMurmur(const void* data, size_t len) noexcept {
+  return Murmur64A(data, len, 0x1234ABCD);
+}
+
+uint64_t HashEnvoyMurmur2(const void* data, size_t len) noexcept {
+  return Murmur64A(data, len, 0xc70f6907);
+}
 uint64_t HashXxh3(const void* data, size_t len) noexcept { return XXH3_64bits(data, len); }
 
 std::span<const Hasher> AllHashers() noexcept { return kHashers; }

@@ -59,6 +59,19 @@ constexpr ProfileInfo kProfiles[] = {
     {"pymemcache",
      "pymemcache 3.5 HashClient: rendezvous, the highest murmur3_32 of host:port-KEY over the "
      "key's code points (low 8 bits each), ties to the greater host:port; no weights"},
+    {"envoy-ring",
+     "Envoy ring_hash: xxHash64 (--hasher envoy_murmur2: MURMUR_HASH_2) of KEY_i, KEY the "
+     "NAME (hash_key or hostname) else host:port; points from the normalized weights and "
+     "--min-ring-size (1024) / --max-ring-size (8M); key xxHash64, first point >= hash"},
+    {"envoy-maglev",
+     "Envoy maglev: a table of --maglev-table-size (65537, a prime) filled in Envoy's weighted "
+     "order, "
+     "offset and skip from xxHash64 seeds 0 and 1 of NAME else host:port; key xxHash64, "
+     "table[hash % size]"},
+    {"jedis",
+     "Jedis Sharded: MurmurHash64A (seed 0x1234ABCD) of SHARD-i-NODE-n (NAME*n when named), "
+     "160 points per weight in signed 64-bit order, a later shard wins equal points, first "
+     "point >= hash"},
 };
 
 [[noreturn]] void Unknown(std::string_view what, std::string_view value, std::string valid) {
@@ -210,7 +223,7 @@ void ApplyHaproxy(Profile& p, const ProfileOptions& opt) {
   p.edge = LookupEdge::kNearest;
   p.tie = TieRule::kEarlierWins;  // never used: distinct ids give distinct points
   p.duplicates = DuplicatePoints::kDrop;
-  p.max_weight = 256;  // server.c srv_parse_weight: "weight must be between 0 and 256"
+  p.max_weight = 256;            // server.c srv_parse_weight: "weight must be between 0 and 256"
   p.knob = PointsKnob::kWeight;  // 16 per weight is fixed; `weight N` scales it
 }
 
@@ -237,7 +250,7 @@ void ApplyGroupcache(Profile& p, const ProfileOptions& opt) {
   p.key_hasher = p.point_hasher = hasher;
   p.tie = TieRule::kLaterWins;
   p.duplicates = DuplicatePoints::kKeepAsWinner;
-  p.max_weight = 1;  // Map.Add takes peers only
+  p.max_weight = 1;                // Map.Add takes peers only
   p.knob = PointsKnob::kReplicas;  // HTTPPoolOptions.Replicas
 }
 
@@ -280,8 +293,95 @@ void ApplyPymemcache(Profile& p, const ProfileOptions& opt) {
   // The simulator's stand-in key hash (ProfileMap::LocateHash): chsim locate
   // scores the key text itself.
   p.key_hasher = p.point_hasher = &GetHasher("xxh3");
-  p.max_weight = 1;  // HashClient takes servers, no weights
+  p.max_weight = 1;            // HashClient takes servers, no weights
   p.knob = PointsKnob::kNone;  // every server scores every key
+}
+
+bool IsPrime(uint64_t n) {
+  if (n < 2) return false;
+  for (uint64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) return false;
+  return true;
+}
+
+// One of Envoy's size settings: 0 for the default, else lo..hi.
+uint64_t EnvoySize(std::string_view flag, uint64_t given, uint64_t fallback, uint64_t hi) {
+  if (given == 0) return fallback;
+  if (given > hi) {
+    throw std::invalid_argument(std::string(flag) + " " + std::to_string(given) +
+                                " is above what Envoy accepts (1.." + std::to_string(hi) + ")");
+  }
+  return given;
+}
+
+// Envoy ring_hash_lb.cc: RingHashLoadBalancer (the sizes and their check)
+// and Ring::Ring (the points); thread_aware_lb_impl.cc normalizeHostWeights.
+// The request hash is the header hash policy's xxHash64 of the key
+// (source/common/http/hash_policy.cc).
+void ApplyEnvoyRing(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  const std::string_view h = opt.hasher.empty() ? "xxh64" : std::string_view(opt.hasher);
+  if (h != "xxh64" && h != "envoy_murmur2") {
+    Unknown("hasher for envoy-ring (hash_function XX_HASH or MURMUR_HASH_2)", h,
+            "xxh64, envoy_murmur2");
+  }
+  p.engine = Engine::kEnvoyRing;
+  p.key_format = PointKeyFormat::kName;  // unused: the NAME, else the label ("addr:port")
+  OnePointPerHash(p, PointCount::kConstant, 1);
+  p.point_hasher = &GetHasher(h);
+  p.key_hasher = &GetHasher("xxh64");
+  p.min_ring_size = EnvoySize("--min-ring-size (minimum_ring_size)", opt.min_ring_size,
+                              kEnvoyDefaultMinRingSize, kEnvoyMaxRingSize);
+  p.max_ring_size = EnvoySize("--max-ring-size (maximum_ring_size)", opt.max_ring_size,
+                              kEnvoyMaxRingSize, kEnvoyMaxRingSize);
+  if (p.min_ring_size > p.max_ring_size) {  // the message of ring_hash_lb.cc
+    throw std::invalid_argument("ring hash: minimum_ring_size (" + std::to_string(p.min_ring_size) +
+                                ") > maximum_ring_size (" + std::to_string(p.max_ring_size) + ")");
+  }
+  p.max_weight = UINT32_MAX;  // load_balancing_weight: a uint32 >= 1
+  p.knob = PointsKnob::kMinRingSize;
+}
+
+// Envoy maglev_lb.cc: MaglevLoadBalancer (the size, a prime), MaglevTable::
+// constructMaglevTableInternal (hosts sorted by key, offset and skip) and
+// OriginalMaglevTable::constructImplementationInternals (the fill order);
+// the compact table fills the same entries.
+void ApplyEnvoyMaglev(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  if (!opt.hasher.empty() && opt.hasher != "xxh64") {
+    Unknown("hasher for envoy-maglev", opt.hasher, "xxh64");
+  }
+  p.engine = Engine::kEnvoyMaglev;
+  p.key_format = PointKeyFormat::kName;
+  OnePointPerHash(p, PointCount::kConstant, 1);
+  p.key_hasher = p.point_hasher = &GetHasher("xxh64");
+  p.table_size = EnvoySize("--maglev-table-size (table_size)", opt.table_size,
+                           kEnvoyDefaultTableSize, kEnvoyMaxTableSize);
+  if (!IsPrime(p.table_size)) {  // MaglevLoadBalancer's check
+    throw std::invalid_argument("--maglev-table-size (table_size) " + std::to_string(p.table_size) +
+                                " is not a prime; Envoy refuses it (accepted: a prime up to " +
+                                std::to_string(kEnvoyMaxTableSize) + ", default 65537)");
+  }
+  p.max_weight = UINT32_MAX;
+  p.knob = PointsKnob::kTableSize;
+}
+
+// Jedis 3.x util/Sharded.java (initialize: 160 x weight points, TreeMap.put;
+// getShardInfo: tailMap(hash(key)), else firstKey) and util/MurmurHash.java
+// (hash64A, seed 0x1234ABCD; keys as UTF-8 bytes, SafeEncoder).
+void ApplyJedis(Profile& p, const ProfileOptions& opt) {
+  RejectOption(p.name, "--hash-algorithm", opt.hash_algorithm);
+  if (!opt.hasher.empty() && opt.hasher != "jedis_murmur") {
+    Unknown("hasher for jedis", opt.hasher, "jedis_murmur");
+  }
+  p.engine = Engine::kJedis;
+  p.key_format = PointKeyFormat::kName;
+  OnePointPerHash(p, PointCount::kPerWeight, 160);
+  p.key_hasher = p.point_hasher = &GetHasher("jedis_murmur");
+  p.tie = TieRule::kLaterWins;  // TreeMap.put overwrites
+  p.duplicates = DuplicatePoints::kDrop;
+  p.max_weight = 13421772;  // 160 x weight stays a Java int
+  p.knob = PointsKnob::kWeight;
 }
 
 }  // namespace
@@ -442,6 +542,9 @@ constexpr ProxyProfile kProxyProfiles[] = {
     {"groupcache", ApplyGroupcache, true},
     {"pecl-memcache", ApplyPeclMemcache, false},
     {"pymemcache", ApplyPymemcache, false},
+    {"envoy-ring", ApplyEnvoyRing, false},
+    {"envoy-maglev", ApplyEnvoyMaglev, false},
+    {"jedis", ApplyJedis, false},
 };
 
 Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
@@ -456,6 +559,15 @@ Profile MakeProfile(std::string_view name, const ProfileOptions& opt) {
     throw std::invalid_argument("profile '" + std::string(name) +
                                 "' takes no --points-per-weight (got " +
                                 std::to_string(opt.replicas) + "; " + with_replicas + " do)");
+  }
+  const bool ring = name == "envoy-ring", maglev = name == "envoy-maglev";
+  if ((opt.min_ring_size != 0 || opt.max_ring_size != 0) && !ring) {
+    throw std::invalid_argument("profile '" + std::string(name) +
+                                "' takes no --min-ring-size or --max-ring-size (envoy-ring does)");
+  }
+  if (opt.table_size != 0 && !maglev) {
+    throw std::invalid_argument("profile '" + std::string(name) +
+                                "' takes no --maglev-table-size (envoy-maglev does)");
   }
   if (proxy == nullptr) return ClientProfile(name, opt);
   Profile p;

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "chsim/profile_map.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -43,6 +47,23 @@ size_t CodePointBytes(std::string_view key, uint8_t* out) noexcept {
   return n;
 }
 
+// What Envoy hashes for a host (thread_aware_lb_impl.h hashKey): the
+// `envoy.lb` hash_key or the hostname when used (the node's NAME), else the
+// address as Envoy prints it (the label).
+std::string_view EnvoyKey(const Node& n) { return n.name.empty() ? n.label : n.name; }
+
+// thread_aware_lb_impl.cc normalizeHostWeights: weight / sum, in double.
+std::vector<double> NormalizedWeights(std::span<const Node> nodes) {
+  uint64_t sum = 0;
+  for (const Node& n : nodes) sum += n.weight;
+  std::vector<double> w;
+  for (const Node& n : nodes) w.push_back(n.weight * 1.0 / static_cast<double>(sum));
+  return w;
+}
+
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+constexpr uint32_t kNoOwner = std::numeric_limits<uint32_t>::max();
+
 }  // namespace
 
 uint32_t PymemcacheMurmur3(std::string_view text) noexcept {
@@ -53,10 +74,135 @@ uint32_t PymemcacheMurmur3(std::string_view text) noexcept {
 
 void CheckProfileMap(const Profile& p, std::span<const Node> nodes) {
   if (nodes.empty()) throw std::invalid_argument("a " + p.name + " map needs at least one node");
+  uint64_t sum = 0;
   for (const Node& n : nodes) {
     if (n.weight == 0) throw std::invalid_argument("node '" + n.label + "' has weight 0");
     CheckWeight(p, n.weight, "");
+    sum += n.weight;
   }
+  const bool envoy = p.engine == Engine::kEnvoyRing || p.engine == Engine::kEnvoyMaglev;
+  if (envoy && sum > std::numeric_limits<uint32_t>::max()) {  // validateEndpoints
+    throw std::invalid_argument("the weights sum to " + std::to_string(sum) +
+                                "; Envoy refuses a sum above 4294967295");
+  }
+}
+
+// ring_hash_lb.cc Ring::Ring: scale = min(ceil(min_w x min_ring_size) /
+// min_w, max_ring_size); host after host (list order), points "KEY_i" while
+// the running count of hashes is below the running target (+= scale x w).
+// Equal points stay in list order (Envoy's std::sort leaves them unordered).
+void ProfileMap::BuildEnvoyRing(const Profile& p, std::span<const Node> nodes) {
+  const std::vector<double> w = NormalizedWeights(nodes);
+  const double min_w = std::min(1.0, *std::min_element(w.begin(), w.end()));
+  const double scale = std::min(std::ceil(min_w * static_cast<double>(p.min_ring_size)) / min_w,
+                                static_cast<double>(p.max_ring_size));
+  std::vector<std::pair<uint64_t, uint32_t>> ring;
+  ring.reserve(static_cast<size_t>(std::ceil(scale)));
+  double current = 0.0, target = 0.0;
+  std::string key;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    key.assign(EnvoyKey(nodes[i]));
+    key += '_';
+    const size_t base = key.size();
+    target += scale * w[i];
+    for (uint64_t j = 0; current < target; ++j, ++current) {
+      key.resize(base);
+      key += std::to_string(j);
+      ring.emplace_back(p.point_hasher->fn(key.data(), key.size()), i);
+    }
+  }
+  std::stable_sort(ring.begin(), ring.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [h, owner] : ring) {
+    points_.push_back(h);
+    owners_.push_back(owner);
+  }
+}
+
+// maglev_lb.cc: hosts sorted by key (equal keys in list order; Envoy orders
+// them by pointer), offset = xxHash64(key) % M, skip = xxHash64(key, seed 1)
+// % (M - 1) + 1; in rounds 1, 2, ..., a host takes its next free slot of
+// (offset + skip x next) % M when round x w >= its target, which then grows
+// by the largest w.
+void ProfileMap::BuildEnvoyMaglev(const Profile& p, std::span<const Node> nodes) {
+  struct Entry {
+    std::string_view key;
+    uint32_t node;
+    double weight;
+    uint64_t offset, skip, next;
+    double target;
+  };
+  if (nodes.size() == 1) {  // Envoy's DegenerateMaglevTable: one entry, one host
+    owners_table_.assign(1, 0);
+    return;
+  }
+  const uint64_t m = p.table_size;
+  const std::vector<double> w = NormalizedWeights(nodes);
+  const double max_w = std::max(0.0, *std::max_element(w.begin(), w.end()));
+  std::vector<Entry> entries;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    const std::string_view k = EnvoyKey(nodes[i]);
+    entries.push_back({k, i, w[i], XXH64(k.data(), k.size(), 0) % m,
+                       XXH64(k.data(), k.size(), 1) % (m - 1) + 1, 0, 0.0});
+  }
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.key < b.key; });
+  owners_table_.assign(m, kNoOwner);
+  uint64_t filled = 0;
+  for (uint32_t round = 1; filled < m; ++round) {
+    for (size_t i = 0; i < entries.size() && filled < m; ++i) {
+      Entry& e = entries[i];
+      if (round * e.weight < e.target) continue;
+      e.target += max_w;
+      uint64_t c = (e.offset + e.skip * e.next) % m;
+      while (owners_table_[c] != kNoOwner) c = (e.offset + e.skip * ++e.next) % m;
+      owners_table_[c] = e.node;
+      ++e.next;
+      ++filled;
+    }
+  }
+}
+
+// Sharded.initialize: shard i (list order) puts 160 x weight points,
+// hash("SHARD-i-NODE-n") or hash(NAME + "*" + n), into a TreeMap<Long>: a
+// later put of an equal point takes it over.
+void ProfileMap::BuildJedis(const Profile& p, std::span<const Node> nodes) {
+  struct Point {
+    uint64_t h;  // sign bit flipped: unsigned order is signed order
+    uint32_t seq, owner;
+  };
+  std::vector<Point> ring;
+  std::string key;
+  uint32_t seq = 0;
+  for (uint32_t i = 0; i < nodes.size(); ++i) {
+    const uint32_t count = PointsForNode(p, true, nodes[i].weight, 0, nodes.size());
+    const std::string prefix =
+        nodes[i].name.empty() ? "SHARD-" + std::to_string(i) + "-NODE-" : nodes[i].name + "*";
+    for (uint32_t n = 0; n < count; ++n) {
+      key = prefix + std::to_string(n);
+      ring.push_back({p.point_hasher->fn(key.data(), key.size()) ^ kSignBit, seq++, i});
+    }
+  }
+  std::sort(ring.begin(), ring.end(),
+            [](const Point& a, const Point& b) { return a.h != b.h ? a.h < b.h : a.seq < b.seq; });
+  for (size_t k = 0; k < ring.size(); ++k) {
+    if (k + 1 < ring.size() && ring[k + 1].h == ring[k].h) continue;  // the later put wins
+    points_.push_back(ring[k].h);
+    owners_.push_back(ring[k].owner);
+  }
+}
+
+void ProfileMap::BuildIndex() {
+  int bits = 1;
+  while (bits < 24 && (size_t{1} << bits) < points_.size()) ++bits;
+  shift_ = 64 - bits;
+  index_.assign((size_t{1} << bits) + 1, 0);
+  size_t i = 0;
+  for (size_t b = 0; b < index_.size() - 1; ++b) {
+    while (i < points_.size() && (points_[i] >> shift_) < b) ++i;
+    index_[b] = static_cast<uint32_t>(i);
+  }
+  index_.back() = static_cast<uint32_t>(points_.size());
 }
 
 ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
@@ -64,6 +210,22 @@ ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
   ProfileMap m;
   m.engine_ = p.engine;
   m.key_hasher_ = p.key_hasher;
+  m.num_nodes_ = nodes.size();
+  switch (p.engine) {
+    case Engine::kEnvoyRing:
+      m.BuildEnvoyRing(p, nodes);
+      m.BuildIndex();
+      return m;
+    case Engine::kEnvoyMaglev:
+      m.BuildEnvoyMaglev(p, nodes);
+      return m;
+    case Engine::kJedis:
+      m.BuildJedis(p, nodes);
+      m.BuildIndex();
+      return m;
+    default:
+      break;
+  }
   for (const Node& n : nodes) {
     Scorer s{};
     s.name = PointKeyPrefix(p, n);  // '%s:%s' % (host, port)
@@ -106,9 +268,23 @@ uint32_t ProfileMap::RendezvousOwner(std::string_view key) const noexcept {
   return best;
 }
 
-uint32_t ProfileMap::Locate(std::string_view key) const noexcept { return RendezvousOwner(key); }
+uint32_t ProfileMap::Locate(std::string_view key) const noexcept {
+  if (engine_ == Engine::kRendezvous) return RendezvousOwner(key);
+  return LocateHash(HashKey(key));
+}
 
 uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
+  if (engine_ == Engine::kEnvoyMaglev) return owners_table_[h % owners_table_.size()];
+  if (engine_ == Engine::kEnvoyRing || engine_ == Engine::kJedis) {
+    // Envoy Ring::chooseHost (libketama's search) and Jedis tailMap: the
+    // first point >= h, else the first point.
+    if (engine_ == Engine::kJedis) h ^= kSignBit;
+    const uint64_t b = h >> shift_;
+    size_t i = index_[b];
+    const size_t end = index_[b + 1];  // its point is >= the next bucket's start > h
+    while (i < end && points_[i] < h) ++i;
+    return owners_[i == points_.size() ? 0 : i];
+  }
   char text[20];
   const auto end = std::to_chars(text, text + sizeof(text), h).ptr;
   return RendezvousOwner(std::string_view(text, static_cast<size_t>(end - text)));
@@ -116,11 +292,26 @@ uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
 
 void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
                              std::span<uint32_t> out) const noexcept {
-  for (size_t i = 0; i < keys.size(); ++i) out[i] = RendezvousOwner(keys[i]);
+  if (engine_ == Engine::kRendezvous) {
+    for (size_t i = 0; i < keys.size(); ++i) out[i] = RendezvousOwner(keys[i]);
+    return;
+  }
+  // Hash a block of keys, then look them up: the lookups of a block are
+  // independent, so their loads overlap.
+  constexpr size_t kBlock = 64;
+  uint64_t hashes[kBlock];
+  for (size_t start = 0; start < keys.size(); start += kBlock) {
+    const size_t n = std::min(kBlock, keys.size() - start);
+    HashBatch(*key_hasher_, keys.subspan(start, n), {hashes, n});
+    for (size_t i = 0; i < n; ++i) out[start + i] = LocateHash(hashes[i]);
+  }
 }
 
 size_t ProfileMap::MemoryBytes() const noexcept {
-  size_t bytes = sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer);
+  size_t bytes =
+      sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +
+      points_.capacity() * sizeof(uint64_t) +
+      (owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
   for (const Scorer& s : scorers_) bytes += s.name.capacity();
   return bytes;
 }

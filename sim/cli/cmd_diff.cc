@@ -49,6 +49,14 @@ struct Side {
   sim::Placement placement;
 };
 
+// A profile that builds a ProfileMap (rendezvous, Envoy, Jedis): placed by
+// the algorithm that wraps it, with the profile's options and key hash.
+void BuildMapSide(const RingOptions& options, const std::string& path, Side& s) {
+  s.built = BuildProfileAlgorithm(options, s.list, path);
+  s.placement.algorithm = s.built.algorithm.get();
+  s.placement.key_hasher = s.built.key_hasher;
+}
+
 // `profile_new`: --profile-new for the new side ("" for the old side or when not given).
 void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path,
                const std::string& profile_new, Side& s) {
@@ -65,6 +73,7 @@ void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path,
     }
     s.profile = options.profile;
     s.rules = ProfileFromOptions(options);
+    if (s.rules.engine != Engine::kRing) return BuildMapSide(options, path, s);
     s.ring = BuildRing(s.rules, s.list, path);
     s.placement.ring = &s.ring;
     return;

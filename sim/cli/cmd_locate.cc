@@ -82,11 +82,11 @@ BuiltRing BuildFromOptions(const CLI::App* cmd, const RingOptions& o,
 // list), its parameters as flags made from the specs, and removals applied
 // after building.
 struct AlgorithmOptions : AlgorithmFlags {
-  std::vector<std::string> remove;  // labels, in order
-  std::string replicas;             // --replicas K, as given
-  std::string strategy;             // --strategy NAME
-  std::string domain;               // --domain LEVEL
-  std::string crush_map;            // --crush-map FILE
+  std::vector<std::string> remove;                                 // labels, in order
+  std::string replicas;                                            // --replicas K, as given
+  std::string strategy;                                            // --strategy NAME
+  std::string domain;                                              // --domain LEVEL
+  std::string crush_map;                                           // --crush-map FILE
   std::map<std::string, std::string, std::less<>> strategy_given;  // strategy parameter -> text
 };
 
@@ -348,6 +348,38 @@ void AddLocateCommand(CLI::App& app) {
   });
 }
 
+// A ProfileMap's points (envoy-ring: unsigned; jedis: Java's signed longs) or
+// maglev's table (ENTRY<TAB>SERVER), as the program orders them.
+void PrintMap(const ProfileMap& map, const BuiltRing& b) {
+  if (map.engine() == Engine::kRendezvous) {
+    throw sim::UsageError("profile '" + b.profile +
+                          "' is rendezvous hashing: it has no ring to print (chsim locate "
+                          "maps keys)");
+  }
+  sim::StdoutBuffer out;
+  auto line = [&](auto value, uint32_t owner) {
+    const std::string& label = b.list.nodes[owner].label;
+    char* p = out.Reserve(label.size() + 24);
+    p = std::to_chars(p, p + 21, value).ptr;
+    *p++ = '\t';
+    std::memcpy(p, label.data(), label.size());
+    p[label.size()] = '\n';
+    out.Commit(p + label.size() + 1);
+  };
+  const auto table = map.table();
+  for (size_t i = 0; i < table.size(); ++i) line(i, table[i]);
+  const auto points = map.points();
+  const auto owners = map.point_owners();
+  for (size_t i = 0; i < points.size(); ++i) {
+    if (map.engine() == Engine::kJedis) {
+      line(static_cast<int64_t>(points[i] ^ (uint64_t{1} << 63)), owners[i]);
+    } else {
+      line(points[i], owners[i]);
+    }
+  }
+  out.Flush();
+}
+
 void AddRingCommand(CLI::App& app) {
   static RingOptions options;
   auto* o = &options;
@@ -355,16 +387,13 @@ void AddRingCommand(CLI::App& app) {
       "ring",
       "Print the ring in order: POINT<TAB>SERVER for every point the peer keeps (haproxy: "
       "each point, then the last hash nearer to it than to the next; nginx-hash, "
-      "pecl-memcache: the last value of each run; pymemcache has no ring).\n"
+      "pecl-memcache: the last value of each run; envoy-ring 64-bit, jedis signed 64-bit "
+      "points; envoy-maglev: ENTRY<TAB>SERVER of its table; pymemcache has no ring).\n"
       "Example: chsim ring --servers servers.txt --profile twemproxy");
   AddRingOptions(cmd, *o);
   cmd->callback([cmd, o] {
     BuiltRing b = BuildFromOptions(cmd, *o);
-    if (b.map) {
-      throw sim::UsageError("profile '" + b.profile +
-                            "' is rendezvous hashing: it has no ring to print (chsim locate "
-                            "maps keys)");
-    }
+    if (b.map) return PrintMap(*b.map, b);
     sim::StdoutBuffer out;
     auto points = b.ring.points();
     auto owners = b.ring.owners();

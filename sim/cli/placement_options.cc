@@ -2,6 +2,7 @@
 #include "sim/cli/placement_options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <stdexcept>
 
@@ -13,7 +14,26 @@ namespace {
 // Parameters the profile options (AddProfileOptions) already declare.
 bool IsRingOption(std::string_view param) {
   return param == "profile" || param == "hash_algorithm" || param == "hasher" ||
-         param == "points_per_weight";
+         param == "points_per_weight" || param == "min_ring_size" || param == "maglev_table_size";
+}
+
+// A ketama integer parameter given as a flag: its spec's check, then 1.. (0
+// is the program's default: leave the flag out).
+uint64_t SizeFlag(std::string_view param, const std::string& text) {
+  const ParamSpec& ps = *GetAlgorithm("ketama").FindParam(param);
+  try {
+    const ParamValue v = ps.Parse(text);
+    ps.Check("ketama", v);
+    const uint64_t n = std::get<uint64_t>(v);
+    if (n == 0) {
+      throw std::invalid_argument("found '0'; accepted: an integer 1.." +
+                                  std::to_string(static_cast<uint64_t>(ps.max)) +
+                                  " (leave the flag out for the program's default)");
+    }
+    return n;
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(FlagOf(param) + ": " + e.what());
+  }
 }
 
 // The flag as messages name it, with its alias ("--points-per-node/--points").
@@ -42,6 +62,12 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlag
   for (const auto& [param, value] : ring_options) {
     if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param)) p.Set(param, *value);
   }
+  const std::pair<const char*, const std::string*> sizes[] = {{"min_ring_size", &o.min_ring_size},
+                                                              {"maglev_table_size", &o.table_size}};
+  for (const auto& [param, text] : sizes) {
+    if (cmd->count(FlagOf(param)) > 0 && spec.FindParam(param))
+      p.Set(param, SizeFlag(param, *text));
+  }
   if (const ParamSpec* ps = spec.FindParam("points_per_weight");
       ps != nullptr && cmd->count("--points-per-weight") > 0) {
     try {  // the spec's message, naming the flag
@@ -53,6 +79,19 @@ Params FlagParams(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlag
     }
   }
   return p;
+}
+
+// --max-ring-size: 1..8388608 (envoy-ring's maximum_ring_size; a profile
+// option, not a simulator parameter).
+uint64_t MaxRingFlag(const std::string& text) {
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v == 0 || v > kEnvoyMaxRingSize) {
+    throw sim::UsageError("--max-ring-size: found '" + text +
+                          "'; accepted: an integer 1..8388608 (leave the flag out for Envoy's "
+                          "default)");
+  }
+  return v;
 }
 
 }  // namespace
@@ -72,6 +111,12 @@ void AddProfileOptions(CLI::App* cmd, RingOptions& o) {
   cmd->add_option("--points-per-weight", o.points_per_weight,
                   "varnish: points per unit of weight, its reconfigure(replicas=...) (default "
                   "67); groupcache: points per peer, HTTPPoolOptions.Replicas (default 50)");
+  cmd->add_option("--min-ring-size", o.min_ring_size,
+                  "envoy-ring: minimum_ring_size, 1..8388608 (default 1024)");
+  cmd->add_option("--max-ring-size", o.max_ring_size,
+                  "envoy-ring: maximum_ring_size, 1..8388608 (default 8388608)");
+  cmd->add_option("--maglev-table-size", o.table_size,
+                  "envoy-maglev: table_size, a prime up to 5000011 (default 65537)");
 }
 
 void AddServersFormatOption(CLI::App* cmd, RingOptions& o) {
@@ -99,11 +144,17 @@ RingOptions OptionsFor(const CLI::App* cmd, const RingOptions& o, const sim::Ser
   r.profile = src.profile;
   if (cmd->count("--hasher") == 0) r.hasher = src.options.hasher;
   if (cmd->count("--points-per-weight") == 0) r.replicas = src.options.replicas;
+  r.envoy = src.options;
   return r;
 }
 
 ProfileOptions ProfileOptionsOf(const RingOptions& o) {
   ProfileOptions p{o.hash_algorithm, o.hasher, o.replicas};
+  p.min_ring_size =
+      o.min_ring_size.empty() ? o.envoy.min_ring_size : SizeFlag("min_ring_size", o.min_ring_size);
+  p.max_ring_size = o.max_ring_size.empty() ? o.envoy.max_ring_size : MaxRingFlag(o.max_ring_size);
+  p.table_size =
+      o.table_size.empty() ? o.envoy.table_size : SizeFlag("maglev_table_size", o.table_size);
   const std::string& text = o.points_per_weight;
   if (text.empty()) return p;
   const ParamSpec& ps = *GetAlgorithm("ketama").FindParam("points_per_weight");
@@ -190,6 +241,32 @@ BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const A
     throw sim::UsageError(where + ": " + e.what());
   } catch (const std::invalid_argument& e) {
     throw sim::UsageError(e.what());
+  }
+  return b;
+}
+
+BuiltAlgorithm BuildProfileAlgorithm(const RingOptions& o, const sim::ServerList& list,
+                                     const std::string& where) {
+  const ProfileOptions po = ProfileOptionsOf(o);
+  Params given{{"profile", o.profile}};
+  if (!po.hash_algorithm.empty()) given.Set("hash_algorithm", po.hash_algorithm);
+  if (!po.hasher.empty()) given.Set("hasher", po.hasher);
+  if (po.replicas != 0) given.Set("points_per_weight", uint64_t{po.replicas});
+  if (po.min_ring_size != 0) given.Set("min_ring_size", po.min_ring_size);
+  if (po.table_size != 0) given.Set("maglev_table_size", po.table_size);
+  if (po.max_ring_size != 0 && po.max_ring_size != kEnvoyMaxRingSize) {
+    throw sim::UsageError(where + ": maximum_ring_size " + std::to_string(po.max_ring_size) +
+                          " is not carried here (the simulator's envoy-ring takes "
+                          "min_ring_size only); accepted: 8388608, Envoy's default");
+  }
+  given.weighted_list = list.weighted;
+  BuiltAlgorithm b;
+  try {
+    const AlgorithmSpec& spec = GetAlgorithm("ketama");
+    b.key_hasher = &GetHasher(spec.KeyHasher(spec.Resolve(given)));
+    b.algorithm = spec.Make(list.nodes, given);
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(where + ": " + e.what());
   }
   return b;
 }

@@ -32,6 +32,11 @@ struct RingOptions {
   // name); empty: `replicas`.
   std::string points_per_weight;
   uint32_t replicas = 0;  // a configuration's own; 0: the profile's (varnish 67)
+  // --min-ring-size, --max-ring-size, --maglev-table-size as given (checked
+  // by the ketama parameters min_ring_size and maglev_table_size, and 1..8M
+  // for the maximum); empty: `envoy`'s.
+  std::string min_ring_size, max_ring_size, table_size;
+  ProfileOptions envoy;  // an Envoy cluster's sizes (0: Envoy's defaults)
 };
 
 // --profile, --hash-algorithm, --hasher and --points-per-weight (not --servers).
@@ -101,6 +106,12 @@ struct BuiltAlgorithm {
 };
 BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlags& a,
                               const sim::ServerList& list, const std::string& where);
+
+// The algorithm that places keys as profile `o.profile` does, with its
+// options (chsim diff over a profile that builds no 32-bit ring). Throws
+// UsageError naming `where`.
+BuiltAlgorithm BuildProfileAlgorithm(const RingOptions& o, const sim::ServerList& list,
+                                     const std::string& where);
 
 }  // namespace chsim::cli
 

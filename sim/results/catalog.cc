@@ -19,10 +19,26 @@ namespace {
 // How the profile's structure answers a key hash, in words.
 std::string_view LookupText(const Profile& p) {
   if (p.engine == Engine::kRendezvous) return "highest score";
+  if (p.engine == Engine::kEnvoyMaglev) return "table[hash % table size]";
+  if (p.engine == Engine::kJedis) return "first point >= hash, signed 64-bit order";
+  if (p.engine == Engine::kEnvoyRing) return "first point >= hash, 64-bit";
   if (p.buckets != 0) return "bucket hash % buckets: the first point >= its start";
   if (p.edge == LookupEdge::kNearest) return "nearest point, a tie to the lower";
   if (p.past_last == PastLastPoint::kLastPoint) return "first point >= hash, no wrap";
   return p.edge == LookupEdge::kGreater ? "first point > hash" : "first point >= hash";
+}
+
+std::string_view EngineText(Engine e) {
+  switch (e) {
+    case Engine::kRing:
+      return "points";
+    case Engine::kRendezvous:
+      return "scores";
+    case Engine::kEnvoyMaglev:
+      return "table";
+    default:
+      return "points64";
+  }
 }
 
 Json ProfileJson(const ProfileInfo& info) {
@@ -34,7 +50,7 @@ Json ProfileJson(const ProfileInfo& info) {
           {"points_per_node", p.points_per_node},
           {"points_per_hash", p.points_per_hash},
           {"lookup", LookupText(p)},
-          {"engine", p.engine == Engine::kRing ? "points" : "scores"},
+          {"engine", EngineText(p.engine)},
           {"ties", p.tie == TieRule::kLaterWins ? "later server wins" : "earlier server wins"},
           {"duplicates", p.duplicates == DuplicatePoints::kDrop ? "dropped" : "kept"}};
 }

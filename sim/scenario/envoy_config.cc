@@ -172,15 +172,20 @@ void ChooseEnvoyProfile(const Policy& p, ServerSource& s) {
     s.settings = {{"min_ring_size", std::to_string(lo)},
                   {"max_ring_size", std::to_string(hi)},
                   {"hash_function", fn}};
+    s.options.min_ring_size = lo;
+    s.options.max_ring_size = hi;
+    if (fn == "MURMUR_HASH_2") s.options.hasher = "envoy_murmur2";
   } else if (p.kind == "MAGLEV") {
     s.profile = "envoy-maglev";
     const uint64_t size =
         Get(c, "table_size") ? Integer(c["table_size"], 2, 5000011, s.path, "table_size") : 65537;
     if (!Prime(size)) {
       throw LineError(s.path, LineOf(c["table_size"]),
-                      "table_size " + std::to_string(size) + " is not a prime; Envoy refuses it");
+                      "table_size " + std::to_string(size) +
+                          " is not a prime; Envoy refuses it (accepted: a prime up to 5000011)");
     }
     s.settings = {{"table_size", std::to_string(size)}};
+    s.options.table_size = size;
   } else {
     s.why_no_profile = "cluster " + Quote(s.block) + " balances with lb_policy " + p.kind +
                        ", not by a key hash (RING_HASH or MAGLEV)";

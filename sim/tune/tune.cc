@@ -225,6 +225,16 @@ void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
                             "weight) / (space / total weight))"
                           : "rendezvous hashing: every server scores every key)"));
   }
+  if (r.algorithm.empty() && r.profile.engine != Engine::kRing &&
+      r.profile.knob != PointsKnob::kNone) {
+    throw UsageError("--profile " + r.profile.name +
+                     ": tune's models and exact checks are for 32-bit rings; sweep " +
+                     (r.profile.knob == PointsKnob::kTableSize ? "the ketama parameter table_size"
+                      : r.profile.knob == PointsKnob::kMinRingSize
+                          ? "the ketama parameter min_ring_size"
+                          : "the weights") +
+                     " in a scenario instead");
+  }
   for (const Node& node : r.nodes) {
     if (node.weight != 1 && !spec.capabilities.weights) {
       throw UsageError(std::string(spec.name) + " has no weights; use an unweighted list");

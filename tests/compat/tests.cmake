@@ -52,3 +52,10 @@ set_tests_properties(compat_crush_refusals PROPERTIES LABELS compat TIMEOUT ${CH
 add_test(NAME compat_proxies_configs
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_configs.py --chsim $<TARGET_FILE:chsim>)
 set_tests_properties(compat_proxies_configs PROPERTIES LABELS compat TIMEOUT ${CHSIM_HANG_S})
+# Envoy and Jedis (label compat): generate-upstream --check rereads the upstream tests from the
+# snapshots CHSIM_ENVOY_SNAPSHOT and CHSIM_JEDIS_SNAPSHOT name and fails if golden-upstream/
+# differs; skipped (77) without them. tests/core/upstream_golden_test.cc replays the goldens.
+add_test(NAME compat_upstream_generate_check
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/generate-upstream --check)
+set_tests_properties(compat_upstream_generate_check PROPERTIES LABELS compat
+                     TIMEOUT ${CHSIM_HANG_S} SKIP_RETURN_CODE 77)

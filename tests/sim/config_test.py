@@ -3,7 +3,8 @@
 """Server lists read from proxies' configurations (--servers FILE[:BLOCK]): what they refuse,
 what they ignore, and that every command reads them alike.
 
-Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands, tune.
+Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands, tune,
+envoy.
 
 - bad_input: a malformed block, a server the program itself refuses (a port out of range, a
   weight it does not take, an HAProxy id used twice, an unknown hash function) is one line on
@@ -12,6 +13,12 @@ Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, co
 - ignored: directives that do not change the mapping are named once on stderr, and the
   mapping is the one of the servers alone.
 - commands: locate, ring, diff and run read a configuration as the server list it holds.
+- envoy: an Envoy cluster maps with the profile and settings it selects (envoy-ring with its
+  minimum_ring_size and hash function, envoy-maglev with its table size): chsim ring prints the
+  rings and tables of Envoy's own tests (tests/compat/golden-upstream/envoy.json); the flags
+  Envoy would refuse (a ring size below 1, a table size that is not a prime, an unknown hash
+  function, a size for another profile) are one line, exit 2, and a scenario with them is
+  refused alike by validate and run.
 - tune: answers in the program's own setting (nginx: a multiple of every weight, its
   candidates multiples of 160; Varnish: replicas), a configuration tuned with its own profile
   and replicas, and nginx-hash (no points) refused.
@@ -260,6 +267,71 @@ def test_tune(tmp):
               expect=2).stderr.strip().splitlines()
     if len(err) != 1 or "no points to add" not in err[0]:
         fail(f"nginx-hash is not refused in one line: {err}")
+
+
+def test_envoy(tmp):
+    golden = json.load(open(os.path.join(SOURCE, "tests/compat/golden-upstream/envoy.json")))
+    cases = {(c["profile"], c["test"]): c for c in golden}
+    hosts = "".join(endpoint("127.0.0.1", p) for p in range(90, 96))
+    for (profile, test), policy in (
+            (("envoy-ring", "Basic"), "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+             " {minimum_ring_size: 12}"),
+            (("envoy-maglev", "Basic"), "lb_policy: MAGLEV\n    maglev_lb_config:"
+             " {table_size: 7}")):
+        c = cases[(profile, test)]
+        seg = c["segments"][0]
+        if profile == "envoy-ring":
+            want = [(v["hash"], v["host"]) for v in seg["vectors"] if v["kind"] == "point"]
+        else:
+            want = [(i, h) for i, h in enumerate(next(v["hosts"] for v in seg["vectors"]
+                                                       if v["kind"] == "table"))]
+        text = "".join(f"{a}\t127.0.0.1:{90 + h}\n" for a, h in want)
+        got = run(["ring", "--servers", write(tmp, "c.yaml", envoy(hosts, policy))]).stdout
+        if got != text:
+            fail(f"{profile}: the cluster's ring is not Envoy's {test} "
+                 f"({c['file']}:{c['line']}):\n{got}")
+    c = cases[("envoy-ring", "BasicWithMurmur2")]
+    murmur = envoy("".join(endpoint("127.0.0.1", p) for p in range(80, 86)),
+                   "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                   " {minimum_ring_size: 12, hash_function: MURMUR_HASH_2}")
+    want = "".join(f"{v['hash']}\t127.0.0.1:{80 + v['host']}\n" for v in c["segments"][0]["vectors"]
+                   if v["kind"] == "point")
+    if run(["ring", "--servers", write(tmp, "m.yaml", murmur)]).stdout != want:
+        fail("MURMUR_HASH_2 does not build Envoy's BasicWithMurmur2 ring")
+    # What a change moves, for the 64-bit profiles too (sampled: no 32-bit ring to overlay).
+    fewer = write(tmp, "f.yaml", envoy("".join(endpoint("127.0.0.1", p) for p in range(80, 85)),
+                                       "lb_policy: MAGLEV"))
+    more = write(tmp, "g.yaml", envoy("".join(endpoint("127.0.0.1", p) for p in range(80, 86)),
+                                      "lb_policy: MAGLEV"))
+    doc = json.loads(run(["diff", "--servers", more, "--servers-new", fewer, "--json"]).stdout)
+    if not 0.16 < doc["moved"] < 0.3:
+        fail(f"maglev: removing 1 of 6 moves {doc['moved']}")
+    servers = write(tmp, "s.txt", "10.0.0.1:80\n10.0.0.2:80 2\n")
+    for args, words in (
+            (["--profile", "envoy-ring", "--min-ring-size", "0"], "accepted: an integer 1..8388608"),
+            (["--profile", "envoy-ring", "--max-ring-size", "8388609"], "--max-ring-size"),
+            (["--profile", "envoy-ring", "--min-ring-size", "-3"], "--min-ring-size"),
+            (["--profile", "envoy-ring", "--min-ring-size", "20", "--max-ring-size", "10"],
+             "minimum_ring_size (20) > maximum_ring_size (10)"),
+            (["--profile", "envoy-maglev", "--maglev-table-size", "65536"], "not a prime"),
+            (["--profile", "envoy-ring", "--hasher", "md5"], "xxh64, envoy_murmur2"),
+            (["--profile", "jedis", "--maglev-table-size", "7"], "takes no --maglev-table-size"),
+            (["--profile", "nginx", "--min-ring-size", "7"], "takes no --min-ring-size")):
+        err = run(["locate", "--servers", servers] + args + [KEYS], expect=2).stderr
+        if len(err.strip().splitlines()) != 1 or words not in err:
+            fail(f"locate {args}: expected one line with {words!r}, got {err!r}")
+    for params, words in (({"profile": "envoy-maglev", "maglev_table_size": 8}, "not a prime"),
+                          ({"profile": "jedis", "min_ring_size": 9},
+                           "takes no --min-ring-size")):
+        scenario = write(tmp, "e.json", json.dumps({
+            "schema_version": 1, "name": "envoy", "seed": 1, "trials": 1,
+            "nodes": {"count": 5}, "algorithms": [{"algorithm": "ketama", **params}],
+            "workload": {"type": "uniform", "keys": 1000}, "metrics": ["balance"]}))
+        v = run(["validate", scenario], expect=2).stderr.strip().splitlines()
+        r = run(["run", scenario, "-q", "-o", os.path.join(tmp, "out.json")],
+                expect=2).stderr.strip().splitlines()
+        if v[0] != r[0] or len(r) != 1 or words not in r[0]:
+            fail(f"validate and run differ on {params}: {v} vs {r}")
 
 
 if __name__ == "__main__":

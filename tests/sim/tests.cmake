@@ -42,7 +42,7 @@ endif()
 # Proxies' configurations as server lists: refusals, ignored directives, and
 # every command reading them alike (tests/sim/config_test.py).
 if(TARGET chsim)
-  foreach(t bad_input ignored commands tune)
+  foreach(t bad_input ignored commands tune envoy)
     add_test(NAME sim_config_${t}
              COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/config_test.py $<TARGET_FILE:chsim>
                      ${PROJECT_SOURCE_DIR} ${t})

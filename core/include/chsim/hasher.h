@@ -63,6 +63,15 @@ uint64_t HashMurmur3_32(const void* data, size_t len) noexcept;  // seed 0
 uint64_t HashXxh32(const void* data, size_t len) noexcept;       // seed 0
 uint64_t HashXxh64(const void* data, size_t len) noexcept;       // seed 0
 uint64_t HashXxh3(const void* data, size_t len) noexcept;        // XXH3_64bits
+// MurmurHash64A from `seed` (Appleby, SMHasher MurmurHash2.cpp, public
+// domain): the 64-bit MurmurHash2 of Jedis (MurmurHash.hash64A) and of Envoy
+// (MurmurHash::murmurHash2, the algorithm of libstdc++'s _Hash_bytes).
+uint64_t Murmur64A(const void* data, size_t len, uint64_t seed) noexcept;
+// Jedis Hashing.MURMUR_HASH: Murmur64A with seed 0x1234ABCD.
+uint64_t HashJedisMurmur(const void* data, size_t len) noexcept;
+// Envoy's MurmurHash::murmurHash2 with STD_HASH_SEED 0xc70f6907 (ring_hash's
+// hash_function MURMUR_HASH_2).
+uint64_t HashEnvoyMurmur2(const void* data, size_t len) noexcept;
 // Java's String.hashCode() of the key decoded from UTF-8, as unsigned 32 bits.
 uint64_t HashJavaString(const void* data, size_t len) noexcept;
 // spymemcached's FNV variants: over the UTF-16 code units of the key decoded

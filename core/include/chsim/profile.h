@@ -83,6 +83,16 @@ enum class Engine {
   kRing,
   // pymemcache's RendezvousHash: the highest murmur3_32 of "host:port-KEY".
   kRendezvous,
+  // Envoy ring_hash (ring_hash_lb.cc): 64-bit points of "KEY_i", the counts
+  // from the normalized weights and the ring sizes; first point >= hash, wrap.
+  kEnvoyRing,
+  // Envoy maglev (maglev_lb.cc): a lookup table of a prime size, table[hash %
+  // size], filled in Envoy's weighted order.
+  kEnvoyMaglev,
+  // Jedis Sharded (util/Sharded.java): 64-bit points of "SHARD-i-NODE-n" (or
+  // "NAME*n") in a TreeMap<Long>, so in signed order; first point >= hash,
+  // else the first point.
+  kJedis,
 };
 
 // Which of two nodes that produce the same 32-bit point owns it.
@@ -120,6 +130,8 @@ enum class PointsKnob {
   kPointsPerNode,  // the points per node themselves (the research ring)
   kWeight,         // a multiple of every weight: points per unit of weight are fixed (nginx)
   kReplicas,       // the points per unit of weight, a setting (Varnish's replicas)
+  kMinRingSize,    // Envoy ring_hash's minimum_ring_size
+  kTableSize,      // Envoy maglev's table_size (a prime)
   kNone,           // no points to add (nginx-hash: a modulo over the key space)
 };
 
@@ -173,9 +185,21 @@ struct Profile {
   // The program's own word for its weights, in refusals ("weight").
   std::string_view weight_word = "weight";
   PointsKnob knob = PointsKnob::kPointsPerNode;
-  // Ring, or ProfileMap for a program that builds no ring.
+  // Ring, or ProfileMap for a program that builds no 32-bit ring.
   Engine engine = Engine::kRing;
+  // Envoy's settings (kEnvoyRing: minimum_ring_size and maximum_ring_size;
+  // kEnvoyMaglev: table_size), resolved from ProfileOptions.
+  uint64_t min_ring_size = 0;
+  uint64_t max_ring_size = 0;
+  uint64_t table_size = 0;
 };
+
+// Envoy's limits: ring_hash_lb.h DefaultMinRingSize and DefaultMaxRingSize
+// (the protos' lte), maglev_lb.h DefaultTableSize and the proto's lte.
+inline constexpr uint64_t kEnvoyDefaultMinRingSize = 1024;
+inline constexpr uint64_t kEnvoyMaxRingSize = 8388608;
+inline constexpr uint64_t kEnvoyDefaultTableSize = 65537;
+inline constexpr uint64_t kEnvoyMaxTableSize = 5000011;
 
 // Options that select a peer's variant.
 struct ProfileOptions {
@@ -192,6 +216,13 @@ struct ProfileOptions {
   // Varnish's default, 67); groupcache: HTTPPoolOptions.Replicas, the points
   // per peer (0: its defaultReplicas, 50). Refused by the other profiles.
   uint32_t replicas = 0;
+  // envoy-ring: minimum_ring_size and maximum_ring_size (0: Envoy's defaults,
+  // 1024 and 8,388,608; each 1..8,388,608, minimum <= maximum).
+  // envoy-maglev: table_size (0: 65537; a prime up to 5,000,011). Refused by
+  // the other profiles.
+  uint64_t min_ring_size = 0;
+  uint64_t max_ring_size = 0;
+  uint64_t table_size = 0;
 };
 
 struct ProfileInfo {

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 // ProfileMap: what a named profile builds when it is not a 32-bit Ring
 // (Profile::engine): pymemcache's rendezvous hashing, which scores the key's
-// text against each server. It is built and searched exactly as the program
-// does; the rules and their sources are in profile.cc (ApplyPymemcache) and
-// docs/design.md#proxies.
+// text against each server; the 64-bit rings of Envoy ring_hash and Jedis;
+// Envoy's maglev table. Each is built and searched exactly as the program
+// does; the rules and their sources are in profile.cc (ApplyPymemcache,
+// ApplyEnvoyRing, ApplyEnvoyMaglev, ApplyJedis) and docs/design.md#proxies.
 //
 // Keys: Locate(key) maps key bytes as the program maps that key. LocateHash
-// maps a 64-bit key hash, the simulator's input (Algorithm::Locate): the
-// program scores the key text itself, so LocateHash(h) maps the key whose
-// text is h in decimal (the same rule over other keys: its balance and churn,
-// not a given key's place).
+// maps a 64-bit key hash, the simulator's input (Algorithm::Locate). The
+// rings and the table look up the key's 64-bit hash (HashKey), so
+// LocateHash(HashKey(key)) == Locate(key). Rendezvous scores the key text
+// itself, so there LocateHash(h) maps the key whose text is h in decimal (the
+// same rule over other keys: its balance and churn, not a given key's place).
 //
 // Thread-safety: immutable after Build; lookups are noexcept and allocate
-// only for a key longer than 4,096 bytes.
+// only for a rendezvous key longer than 4,096 bytes.
 #ifndef CHSIM_PROFILE_MAP_H_
 #define CHSIM_PROFILE_MAP_H_
 
@@ -48,14 +50,37 @@ class ProfileMap {
   }
 
   Engine engine() const noexcept { return engine_; }
-  size_t num_nodes() const noexcept { return scorers_.size(); }
+  size_t num_nodes() const noexcept { return num_nodes_; }
   size_t MemoryBytes() const noexcept;
+
+  // The 64-bit rings' points in the program's search order (kJedis: signed
+  // order, each point as the unsigned bits of its Java long), with the
+  // owner of each; empty for the other engines.
+  std::span<const uint64_t> points() const noexcept { return points_; }
+  std::span<const uint32_t> point_owners() const noexcept { return owners_; }
+  // The maglev table: the owner of each entry; empty for the other engines.
+  std::span<const uint32_t> table() const noexcept { return owners_table_; }
 
  private:
   uint32_t RendezvousOwner(std::string_view key) const noexcept;
+  void BuildEnvoyRing(const Profile& p, std::span<const Node> nodes);
+  void BuildEnvoyMaglev(const Profile& p, std::span<const Node> nodes);
+  void BuildJedis(const Profile& p, std::span<const Node> nodes);
+  void BuildIndex();
 
   Engine engine_ = Engine::kRendezvous;
   const Hasher* key_hasher_ = nullptr;
+  size_t num_nodes_ = 0;
+  // The rings: sorted points (kJedis: sign bit flipped, so that unsigned
+  // order is Java's signed order) and their owners.
+  std::vector<uint64_t> points_;
+  std::vector<uint32_t> owners_;
+  // A bucket index on the top bits of a hash: index_[b] is the first point
+  // >= b << shift_ (2^bits + 1 entries, about one point per bucket), so a
+  // search scans a bucket instead of bisecting the ring.
+  std::vector<uint32_t> index_;
+  int shift_ = 63;
+  std::vector<uint32_t> owners_table_;  // maglev
   // Per node, the murmur3 state after the whole 4-byte blocks of
   // "host:port-", the 0-3 bytes left, its length and its name for ties.
   struct Scorer {
@@ -70,7 +95,8 @@ class ProfileMap {
 
 // Refuses, as ProfileMap::Build would, what depends on the profile and the
 // nodes' count and weights only (validation reads no labels): no node, a
-// weight of 0 or above the program's limit. Throws std::invalid_argument.
+// weight of 0 or above the program's limit, Envoy weights summing above
+// 2^32 - 1. Throws std::invalid_argument.
 void CheckProfileMap(const Profile& p, std::span<const Node> nodes);
 
 // pymemcache's murmur3_32 (pymemcache/client/murmur3.py) of a Python str:

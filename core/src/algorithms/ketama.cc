@@ -26,6 +26,8 @@ Profile KetamaProfile(const Params& p) {
   o.hash_algorithm = p.Text("hash_algorithm");
   o.hasher = p.Text("hasher");
   o.replicas = static_cast<uint32_t>(p.Integer("points_per_weight"));
+  o.min_ring_size = p.Integer("min_ring_size");
+  o.table_size = p.Integer("maglev_table_size");
   return MakeProfile(p.Text("profile"), o);
 }
 
@@ -67,6 +69,18 @@ constexpr ParamSpec kParams[] = {
      .min = 0,
      .max = 1 << 28,
      .symbol = "r"},
+    {.name = "min_ring_size",
+     .type = ParamType::kInteger,
+     .doc = "envoy-ring: minimum_ring_size (0: Envoy's 1024)",
+     .default_number = 0,
+     .min = 0,
+     .max = static_cast<double>(kEnvoyMaxRingSize)},
+    {.name = "maglev_table_size",
+     .type = ParamType::kInteger,
+     .doc = "envoy-maglev: table_size, a prime (0: Envoy's 65537)",
+     .default_number = 0,
+     .min = 0,
+     .max = static_cast<double>(kEnvoyMaxTableSize)},
 };
 
 void Admit(const Params& p, const TimelineStep& step) {
@@ -86,8 +100,9 @@ constinit const AlgorithmSpec kKetamaSpec{
     .summary =
         "a memcached client's or a proxy's own ring or rendezvous (a compatibility profile), "
         "keys hashed as the program does",
-    .paper = "Karger et al., STOC 1997; libketama (last.fm, 2007); the clients' and proxies' "
-             "sources",
+    .paper =
+        "Karger et al., STOC 1997; libketama (last.fm, 2007); the clients' and proxies' "
+        "sources",
     .year = 2007,
     .capabilities = {.weights = true,
                      .arbitrary_removal = true,

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The ketama algorithm's instance for a profile whose engine is a ProfileMap
-// (chsim/profile_map.h: pymemcache's rendezvous hashing): Add/Remove rebuild
-// it over the live nodes in id order, as ProfileRing does for the 32-bit
-// rings. Locate scores a stand-in key for the 64-bit key hash; LocateKeys
-// scores the keys themselves.
+// (chsim/profile_map.h: pymemcache's rendezvous hashing, Envoy's ring_hash
+// and maglev, Jedis): Add/Remove rebuild it over the live nodes in id order,
+// as ProfileRing does for the 32-bit rings. Locate maps the 64-bit key hash
+// (rendezvous: a stand-in key); LocateKeys maps the keys themselves.
 #include "chsim/profile_map.h"
 
 #include "internal.h"
@@ -23,8 +23,10 @@ class ProfileMapAlgorithm final : public AlgorithmBase {
     Capabilities c = AlgorithmBase::capabilities();
     // A rendezvous score depends on the key and one server only: no closed
     // form for the shares, and a key moves only to or from a changed server.
+    // Envoy's point counts and table follow the normalized weights, and
+    // Jedis numbers its shards by position: keys move between survivors.
     c.exact_shares = false;
-    c.minimal_disruption = true;
+    c.minimal_disruption = profile_.engine == Engine::kRendezvous;
     c.history_free = true;
     return c;
   }
