@@ -380,10 +380,17 @@ template <CharKind kKind, int L>
       const U64 t1 = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
       const U64 t2 = __builtin_shufflevector(x[2], x[3], 0, 4, 2, 6);
       const U64 t3 = __builtin_shufflevector(x[2], x[3], 1, 5, 3, 7);
-      const U64 r[4] = {
-          __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
-          __builtin_shufflevector(t0, t2, 2, 3, 6, 7), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
-      for (int l = 0; l < 4; ++l) std::memcpy(at[l] + 8 * w, &r[l], 32);
+      // One named vector per lane, no array: indexing an array of vectors
+      // sends them through the stack, and the 16-byte halves read back from a
+      // 32-byte store cost a store-forwarding stall each.
+      const U64 r0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+      const U64 r1 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+      const U64 r2 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+      const U64 r3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+      std::memcpy(at[0] + 8 * w, &r0, 32);
+      std::memcpy(at[1] + 8 * w, &r1, 32);
+      std::memcpy(at[2] + 8 * w, &r2, 32);
+      std::memcpy(at[3] + 8 * w, &r3, 32);
     } else {
       static_assert(L == 8);
       const U64 t0 = __builtin_shufflevector(x[0], x[1], 0, 8, 2, 10, 4, 12, 6, 14);
