@@ -187,8 +187,13 @@ template <typename V>
   x ^= x >> 31;
 }
 
-// Maps the bytes of random words to characters in place (table-free, see above).
-template <CharKind kKind, int L>
+// Maps the bytes of random words to characters in place (table-free, see
+// above). kAvx2 (only where inlined into an AVX2 function, x one 256-bit
+// vector): (b * 62) >> 8 as the high half of b * (62 << 8), one vpmulhuw per
+// byte parity, where the compiler makes each multiply by 62 shifts and a
+// subtraction. In asm: a template not itself compiled for AVX2 cannot call
+// its intrinsics.
+template <CharKind kKind, int L, bool kAvx2 = false>
 [[gnu::always_inline]] inline void MapChars(typename Lanes<L>::U64& x) noexcept {
   using T = Lanes<L>;
   if constexpr (std::endian::native == std::endian::big) {
@@ -200,8 +205,20 @@ template <CharKind kKind, int L>
   } else if constexpr (kKind == kAlnumChars) {
     // Each byte times 62 in its 16-bit lane (< 2^14: no carry into the next byte).
     typename T::U16 v = reinterpret_cast<typename T::U16>(x);
-    typename T::U16 low = ((v & 0xff) * 62) >> 8;     // even bytes' index, in the low byte
-    typename T::U16 high = ((v >> 8) * 62) & 0xff00;  // odd bytes' index, in the high byte
+    typename T::U16 low, high;
+    if constexpr (kAvx2) {
+      static_assert(L == 4);
+      const typename T::U16 factor = typename T::U16{} + (62 << 8);
+      low = v & 0xff;
+      high = v & 0xff00;
+      asm("vpmulhuw %[f], %[low], %[low]\n\tvpmulhuw %[f], %[high], %[high]"
+          : [low] "+x"(low), [high] "+x"(high)
+          : [f] "xm"(factor));
+      high &= 0xff00;
+    } else {
+      low = ((v & 0xff) * 62) >> 8;     // even bytes' index, in the low byte
+      high = ((v >> 8) * 62) & 0xff00;  // odd bytes' index, in the high byte
+    }
     typename T::I8 i = reinterpret_cast<typename T::I8>(low | high);  // 0..61 per byte
     x = reinterpret_cast<typename T::U64>(i + '0' + ((i > 9) & int8_t{'A' - '0' - 10}) +
                                           ((i > 35) & int8_t{'a' - 'A' - 26}));
@@ -363,7 +380,7 @@ template <int L>
 // bytes go to its key in one store. Makes the part's longest key rounded up
 // to 32 bytes whatever the lane's length (a fixed trip count); the overrun
 // lands in the key's slot (kRenderSlack), where later parts overwrite it.
-template <CharKind kKind, int L>
+template <CharKind kKind, int L, bool kAvx2>
 [[gnu::always_inline]] inline void LaneChars(const typename Lanes<L>::U64& s, uint32_t words,
                                              char* const* at) noexcept {
   using U64 = typename Lanes<L>::U64;
@@ -372,7 +389,7 @@ template <CharKind kKind, int L>
     for (int k = 0; k < 4; ++k) {
       x[k] = s + (w + k + 1) * kGamma;
       Finalize(x[k]);
-      MapChars<kKind, L>(x[k]);
+      MapChars<kKind, L, kAvx2>(x[k]);
     }
     // x[k][l] is word w + k of lane l: transpose 4 x L words to L x 4.
     if constexpr (L == 4) {
@@ -380,10 +397,17 @@ template <CharKind kKind, int L>
       const U64 t1 = __builtin_shufflevector(x[0], x[1], 1, 5, 3, 7);
       const U64 t2 = __builtin_shufflevector(x[2], x[3], 0, 4, 2, 6);
       const U64 t3 = __builtin_shufflevector(x[2], x[3], 1, 5, 3, 7);
-      const U64 r[4] = {
-          __builtin_shufflevector(t0, t2, 0, 1, 4, 5), __builtin_shufflevector(t1, t3, 0, 1, 4, 5),
-          __builtin_shufflevector(t0, t2, 2, 3, 6, 7), __builtin_shufflevector(t1, t3, 2, 3, 6, 7)};
-      for (int l = 0; l < 4; ++l) std::memcpy(at[l] + 8 * w, &r[l], 32);
+      // One named vector per lane, no array: indexing an array of vectors
+      // sends them through the stack, and the 16-byte halves read back from a
+      // 32-byte store cost a store-forwarding stall each.
+      const U64 r0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+      const U64 r1 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+      const U64 r2 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+      const U64 r3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+      std::memcpy(at[0] + 8 * w, &r0, 32);
+      std::memcpy(at[1] + 8 * w, &r1, 32);
+      std::memcpy(at[2] + 8 * w, &r2, 32);
+      std::memcpy(at[3] + 8 * w, &r3, 32);
     } else {
       static_assert(L == 8);
       const U64 t0 = __builtin_shufflevector(x[0], x[1], 0, 8, 2, 10, 4, 12, 6, 14);
@@ -411,7 +435,7 @@ template <CharKind kKind, int L>
 // in 32-bit halves as range < 2^13; a lane needing Below's rejection step is
 // flagged in `rejected`), the characters (LaneChars), then the stream skips
 // the words each key used and its offset moves past its characters.
-template <CharKind kKind, int L>
+template <CharKind kKind, int L, bool kAvx2>
 [[gnu::always_inline]] inline void LaneCharsPart(uint32_t min, uint32_t max, size_t slots,
                                                  char* out, size_t stride, uint32_t* lens,
                                                  uint64_t* state,
@@ -433,7 +457,7 @@ template <CharKind kKind, int L>
     }
     char* at[L];
     for (size_t l = 0; l < L; ++l) at[l] = out + (g + l) * stride + lens[g + l];
-    LaneChars<kKind, L>(s, words, at);
+    LaneChars<kKind, L, kAvx2>(s, words, at);
     s += ((len + 7) >> 3) * kGamma;
     std::memcpy(state + g, &s, sizeof s);
     for (size_t l = 0; l < L; ++l) lens[g + l] += static_cast<uint32_t>(len[l]);
@@ -452,7 +476,7 @@ template <CharKind kKind, int L>
 // Returns false when a lane's bounded length needs Below's rejection step
 // (probability below range / 2^64): the caller then renders the block one
 // key at a time.
-template <int L>
+template <int L, bool kAvx2>
 [[gnu::always_inline]] inline bool KeyShape::RenderLanes(const uint64_t* index, uint64_t mixed_seed,
                                                          const uint64_t* stream, size_t count,
                                                          char* out, size_t stride, uint32_t* lens,
@@ -504,13 +528,14 @@ template <int L>
         }
         break;
       case Kind::kHex:
-        LaneCharsPart<kHexChars, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        LaneCharsPart<kHexChars, L, kAvx2>(p.min, p.max, slots, out, stride, lens, state, rejected);
         break;
       case Kind::kAlnum:
-        LaneCharsPart<kAlnumChars, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        LaneCharsPart<kAlnumChars, L, kAvx2>(p.min, p.max, slots, out, stride, lens, state,
+                                             rejected);
         break;
       case Kind::kBytes:
-        LaneCharsPart<kRawBytes, L>(p.min, p.max, slots, out, stride, lens, state, rejected);
+        LaneCharsPart<kRawBytes, L, kAvx2>(p.min, p.max, slots, out, stride, lens, state, rejected);
         break;
     }
   }
@@ -522,18 +547,18 @@ template <int L>
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) bool KeyShape::RenderLanesAvx512(
     const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count, char* out,
     size_t stride, uint32_t* lens, uint64_t* state) const noexcept {
-  return RenderLanes<8>(index, mixed_seed, stream, count, out, stride, lens, state);
+  return RenderLanes<8, false>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
 __attribute__((target("avx2"))) bool KeyShape::RenderLanesAvx2(
     const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count, char* out,
     size_t stride, uint32_t* lens, uint64_t* state) const noexcept {
-  return RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens, state);
+  return RenderLanes<4, true>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
 #endif
 bool KeyShape::RenderLanesPortable(const uint64_t* index, uint64_t mixed_seed,
                                    const uint64_t* stream, size_t count, char* out, size_t stride,
                                    uint32_t* lens, uint64_t* state) const noexcept {
-  return RenderLanes<4>(index, mixed_seed, stream, count, out, stride, lens, state);
+  return RenderLanes<4, false>(index, mixed_seed, stream, count, out, stride, lens, state);
 }
 
 namespace {

@@ -90,8 +90,9 @@ class KeyShape {
   // Keys [0, count) of a block, L lanes at a time, into slots of `stride`
   // bytes from `out`; lens[j] = key j's length; false when RenderImpl must
   // redo the block (see key_shape.cc). One function per lane width, each
-  // compiled for its ISA.
-  template <int L>
+  // compiled for its ISA; kAvx2 (the AVX2 one only) lets it use AVX2
+  // instructions written as asm.
+  template <int L, bool kAvx2>
   bool RenderLanes(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream, size_t count,
                    char* out, size_t stride, uint32_t* lens, uint64_t* state) const noexcept;
   bool RenderLanesAvx512(const uint64_t* index, uint64_t mixed_seed, const uint64_t* stream,
