@@ -41,16 +41,14 @@ Summary Summarize(std::span<const double> values) noexcept {
   return s;
 }
 
+double LogGamma(double a) noexcept {
+  int sign = 0;
+  return ::lgamma_r(a, &sign);  // glibc's: no write to `signgam`
+}
+
 namespace {
 
 constexpr double kEps = 1e-15;
-
-// ln Gamma(a) for a > 0. std::lgamma writes the global `signgam` (a data race
-// when cases run on several threads); glibc's lgamma_r does not.
-double LogGamma(double a) noexcept {
-  int sign = 0;
-  return ::lgamma_r(a, &sign);
-}
 constexpr int kMaxIterations = 100000;
 
 // P(a, x) by its series: e^-x x^a / Gamma(a+1) * sum x^k / ((a+1)...(a+k)).

@@ -33,6 +33,10 @@ Summary Summarize(std::span<const double> values) noexcept;
 // REQUIRES: a > 0, x >= 0.
 double RegularizedGammaQ(double a, double x) noexcept;
 
+// ln Gamma(a) for a > 0. Thread-safe, unlike std::lgamma, which writes the
+// global `signgam` (a data race when cases run on several threads).
+double LogGamma(double a) noexcept;
+
 // P(X >= chi2) for X chi-square with `df` degrees of freedom: Q(df/2, chi2/2).
 double ChiSquarePValue(double chi2, double df) noexcept;
 

@@ -8,6 +8,7 @@
 
 #include "sim/base/interrupt.h"
 #include "sim/base/rng.h"
+#include "sim/base/stats.h"
 #include "sim/base/thread_pool.h"
 
 namespace chsim::sim {
@@ -335,7 +336,7 @@ size_t CopysetTable::MemoryBytes() const noexcept {
 
 double LogChoose(double n, double k) noexcept {
   if (k < 0 || k > n) return -std::numeric_limits<double>::infinity();
-  return std::lgamma(n + 1) - std::lgamma(k + 1) - std::lgamma(n - k + 1);
+  return LogGamma(n + 1) - LogGamma(k + 1) - LogGamma(n - k + 1);
 }
 
 double CopysetsLossProbability(double nodes, double failed, double copies,
