@@ -204,9 +204,10 @@ Bracket Search(const Grid& g, uint32_t start, double step, double widen, Passes&
 void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
   const bool churn = r.objective == TuneObjective::kExcessChurn;
   if (churn && r.algorithm.empty() && r.profile.knob != PointsKnob::kTableSize) {
-    throw UsageError("--max-excess-churn tunes a maglev table (--profile envoy-maglev, "
-                     "--algorithm maglev); give --profile " + r.profile.name +
-                     " a --max-over-mean target");
+    throw UsageError(
+        "--max-excess-churn tunes a maglev table (--profile envoy-maglev, "
+        "--algorithm maglev); give --profile " +
+        r.profile.name + " a --max-over-mean target");
   }
   if (churn && spec.capabilities.minimal_disruption) {
     throw UsageError("--max-excess-churn: " + std::string(spec.name) +
@@ -635,8 +636,7 @@ class RingTuner {
     return Format(
         "n=%u, %s: this list with %u points per node%s has max/mean %.3f (hottest %s); %u points "
         "per node%s bring it to %.3f <= %.3f",
-        n_, Who().c_str(), res.current.points, AsConfigured().c_str(),
-        res.list_max_over_mean,
+        n_, Who().c_str(), res.current.points, AsConfigured().c_str(), res.list_max_over_mean,
         res.hottest_label.c_str(), res.answer, Spelled(res.answer).c_str(),
         at ? at->median_max_over_mean : 0.0, r_.target);
   }
@@ -695,8 +695,8 @@ class RingTuner {
   std::vector<uint32_t> weights_;
   uint64_t total_weight_ = 0;
   Grid grid_;
-  bool map_ = false;   // a 64-bit ring (ProfileMap): Envoy ring_hash, Jedis
-  double min_w_ = 1;   // Envoy ring_hash: the least normalized weight
+  bool map_ = false;  // a 64-bit ring (ProfileMap): Envoy ring_hash, Jedis
+  double min_w_ = 1;  // Envoy ring_hash: the least normalized weight
 };
 
 // --- Copies (--replicas) ---------------------------------------------------------
@@ -815,9 +815,18 @@ TuneAvailability Availability(const TuneRequest& r, const Algorithm& a, uint64_t
 }
 
 // Whether the request tunes Envoy maglev's table_size (--profile
-// envoy-maglev): the ketama algorithm's maglev_table_size over that profile.
+// envoy-maglev): the profiles' algorithm's maglev_table_size over it.
 bool TunesEnvoyTable(const TuneRequest& r) {
   return r.algorithm.empty() && r.profile.knob == PointsKnob::kTableSize;
+}
+
+// The registered algorithm that builds a named profile (its parameters name
+// the profile and the maglev table size).
+const AlgorithmSpec& ProfileAlgorithm() {
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (spec->FindParam("profile") && spec->FindParam("maglev_table_size")) return *spec;
+  }
+  throw std::logic_error("no registered algorithm builds the named profiles");
 }
 
 // Any other algorithm's tuned parameter: exact Monte Carlo over drawn node
@@ -946,7 +955,8 @@ class ParamTuner {
   // algorithm has them, else r.keys sampled keys), or the excess churn.
   double Figure(uint32_t value, uint32_t draw) const {
     const std::vector<Node> nodes = Names(draw);
-    const std::vector<double> load = envoy_ && !Churn() ? EnvoyShares(nodes, value) : Load(nodes, value, draw);
+    const std::vector<double> load =
+        envoy_ && !Churn() ? EnvoyShares(nodes, value) : Load(nodes, value, draw);
     if (load.empty()) return ExcessChurn(*spec_.Make(nodes, With(value)), value, draw % n_);
     uint64_t total_weight = 0;
     for (const Node& node : nodes) total_weight += node.weight;
@@ -999,8 +1009,8 @@ class ParamTuner {
     TuneEstimate e = Summarize(value, r_.nodes.empty() ? "exact" : "given-list", d, r_.target);
     res_.estimates.push_back(e);
     if (progress_) {
-      progress_(Shown() + " " + ParamShown() + "=" +
-                std::to_string(value) + ": P(within target) = " + std::to_string(e.probability));
+      progress_(Shown() + " " + ParamShown() + "=" + std::to_string(value) +
+                ": P(within target) = " + std::to_string(e.probability));
     }
     return e.probability >= r_.confidence;
   }
@@ -1012,8 +1022,8 @@ class ParamTuner {
                                   : "max/mean <= ";
     if (!res_.met) {
       return Format("n=%u, %s%s: no %s up to %u keeps %s%.4g with %.0f%% confidence%s", n_,
-                    Shown().c_str(), CopiesText().c_str(), what.c_str(), grid_.max,
-                    goal, r_.target, 100 * r_.confidence, AvailabilityText().c_str());
+                    Shown().c_str(), CopiesText().c_str(), what.c_str(), grid_.max, goal, r_.target,
+                    100 * r_.confidence, AvailabilityText().c_str());
     }
     const TuneEstimate* at = FindEstimate(res_, res_.answer, nullptr);
     if (envoy_) return EnvoySummary(current, goal, *at);
@@ -1117,7 +1127,7 @@ bool TunesRings(const AlgorithmSpec& spec) {
 
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
   const bool table = TunesEnvoyTable(request);
-  const AlgorithmSpec& spec = table ? GetAlgorithm("ketama") : TunedAlgorithm(request.algorithm);
+  const AlgorithmSpec& spec = table ? ProfileAlgorithm() : TunedAlgorithm(request.algorithm);
   // With copies, rings too take the exact draws of ParamTuner (no Gamma
   // model of copy shares).
   const bool rings = !table && TunesRings(spec) && request.replicas == 0;

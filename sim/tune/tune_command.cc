@@ -197,19 +197,21 @@ nlohmann::json TuneDocument(const TuneOptions& o, const TuneRequest& r, const Tu
   Json doc;
   doc["schema_version"] = 1;
   doc["kind"] = "tune";
-  doc["request"] = {{"algorithm", res.algorithm},
-                    {"objective", o.max_excess_churn != 0 ? "excess_churn" : "max_over_mean"},
-                    {"nodes", o.nodes},
-                    {"servers", o.servers},
-                    {"profile", r.profile.name},
-                    {"hasher", res.ring_model || o.algorithm.empty() ? std::string(r.profile.key_hasher->name) : r.hasher},
-                    {"max_over_mean", r.target},
-                    {"confidence", r.confidence},
-                    {"metric", o.metric},
-                    {"keys", r.keys},
-                    {"draws", r.model_draws},
-                    {"seed", std::to_string(r.seed)},
-                    {"threads", r.threads}};
+  doc["request"] = {
+      {"algorithm", res.algorithm},
+      {"objective", o.max_excess_churn != 0 ? "excess_churn" : "max_over_mean"},
+      {"nodes", o.nodes},
+      {"servers", o.servers},
+      {"profile", r.profile.name},
+      {"hasher",
+       res.ring_model || o.algorithm.empty() ? std::string(r.profile.key_hasher->name) : r.hasher},
+      {"max_over_mean", r.target},
+      {"confidence", r.confidence},
+      {"metric", o.metric},
+      {"keys", r.keys},
+      {"draws", r.model_draws},
+      {"seed", std::to_string(r.seed)},
+      {"threads", r.threads}};
   Json answer = {{"value", res.answer},
                  {"parameter", res.parameter},
                  {"met", res.met},

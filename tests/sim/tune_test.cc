@@ -359,8 +359,8 @@ TEST(Tune64, ArcCountsWrapPast2To64) {
     const uint32_t owners[] = {1, 0, 1};
     HashCount out[2] = {0, 0};
     RingArcCounts(points, owners, out);
-    EXPECT_TRUE(out[0] == 7);                 // 1..7
-    EXPECT_TRUE(out[1] == kSpace64 - 7);      // 0 alone, then 8..top
+    EXPECT_TRUE(out[0] == 7);             // 1..7
+    EXPECT_TRUE(out[1] == kSpace64 - 7);  // 0 alone, then 8..top
   }
   {
     const uint64_t points[] = {10, 10};  // equal points: the first owns all
