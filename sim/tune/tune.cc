@@ -307,6 +307,11 @@ class RingTuner {
     res.model_answer = ModelSearch(res);
     if (res.model_answer != 0) ExactSearch(res.model_answer, res);
     res.current = Summarize(current, "model", ModelDraws(current), r_.target);
+    if (r_.profile.engine == Engine::kJedis) {  // one ring whatever the names: its own figure
+      Draws one;
+      one.max_over_mean = {ExactOne(DrawNames(0), current, nullptr)};
+      res.current = Summarize(current, "exact", one, r_.target);
+    }
     res.cost_current = Cost(current);
     if (res.met) res.cost_answer = Cost(res.answer);
     if (res.met) res.setting = Setting(res.answer);
@@ -505,12 +510,14 @@ class RingTuner {
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     const int threads = std::max(1, r_.threads);
     constexpr double kExpectedCandidates = 6;
+    // Jedis's unnamed shards make one ring whatever the names: one draw.
+    const uint32_t most = r_.profile.engine == Engine::kJedis ? 1 : r_.max_exact_draws;
     Draws first;
-    for (uint32_t done = 0, batch = uint32_t(threads); done < r_.max_exact_draws; batch *= 2) {
-      batch = std::min(batch, r_.max_exact_draws - done);
+    for (uint32_t done = 0, batch = uint32_t(threads); done < most; batch *= 2) {
+      batch = std::min(batch, most - done);
       ExactDraws(start, done, batch, first);
       done += batch;
-      if (done >= std::min<uint32_t>(r_.max_exact_draws, 200) &&
+      if (done >= std::min<uint32_t>(most, 200) &&
           elapsed() * kExpectedCandidates > r_.time_budget_seconds) {
         break;
       }
@@ -656,7 +663,7 @@ class RingTuner {
     }
     // Jedis hashes "SHARD-i-NODE-n": drawn (unnamed) shards make one ring.
     const char* same = r_.profile.engine == Engine::kJedis
-                           ? "; Jedis hashes unnamed shards by position: every draw is one ring"
+                           ? "; Jedis hashes unnamed shards by position: one ring for any names"
                            : "";
     const std::string tail =
         Format("model %u, analytic %.0f%s); %u points give %.3f median", res.model_answer,

@@ -472,7 +472,7 @@ TEST(Tune64, EnvoyRingAnswersInMinRingSize) {
 }
 
 // Jedis hashes unnamed shards by position ("SHARD-i-NODE-n"), so every name
-// draw is the same ring: each estimate is 0% or 100%. Answers are weights.
+// draw is the same ring: the exact check builds it once. Answers are weights.
 TEST(Tune64, JedisAnswersInWeights) {
   const TuneRequest loose = ProfileRequest("jedis", 4, 1.5, 0.9);
   const TuneRequest tight = ProfileRequest("jedis", 4, 1.05, 0.9);
@@ -482,6 +482,8 @@ TEST(Tune64, JedisAnswersInWeights) {
   EXPECT_EQ(b.setting, "every weight x " + std::to_string(b.answer / 160) +
                            ", at 160 points per unit of weight");
   ExpectLeastAndReproducible(tight, b, b.answer - 160);
+  EXPECT_EQ(b.exact_draws, 1u);  // the one ring, not the same ring counted again
+  EXPECT_EQ(b.current.method, "exact");
   for (const TuneEstimate& e : b.estimates) {
     if (e.method == "exact") {
       EXPECT_TRUE(e.successes == 0 || e.successes == e.draws);
