@@ -307,6 +307,27 @@ void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
   }
 }
 
+void RingArcCounts(std::span<const uint64_t> points, std::span<const uint32_t> owners,
+                   std::span<HashCount> out) noexcept {
+  if (points.empty()) return;
+  constexpr HashCount kSpace = HashCount{1} << 64;
+  out[owners[0]] += kSpace - points.back() + points.front();
+  for (size_t k = 1; k < points.size(); ++k) out[owners[k]] += points[k] - points[k - 1];
+}
+
+bool ProfileMap::KeyHashCounts(std::span<HashCount> out) const noexcept {
+  if (engine_ == Engine::kEnvoyRing || engine_ == Engine::kJedis) {
+    RingArcCounts(points_, owners_, out);  // Jedis's flipped sign bit keeps every arc
+    return true;
+  }
+  if (engine_ != Engine::kEnvoyMaglev) return false;
+  constexpr HashCount kSpace = HashCount{1} << 64;
+  const uint64_t m = owners_table_.size();
+  const HashCount each = kSpace / m, extra = kSpace % m;
+  for (uint64_t e = 0; e < m; ++e) out[owners_table_[e]] += each + (e < extra ? 1 : 0);
+  return true;
+}
+
 size_t ProfileMap::MemoryBytes() const noexcept {
   size_t bytes =
       sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +

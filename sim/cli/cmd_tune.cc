@@ -70,7 +70,10 @@ void AddTuneCommand(CLI::App& app) {
       "  chsim tune --nodes 100 --algorithm maglev --max-excess-churn 0.005\n"
       "  chsim tune --nodes 100 --replicas 3 --racks 3 --max-over-mean 1.10\n"
       "  chsim tune --nodes 100 --profile nginx --max-over-mean 1.10   # answers in weights\n"
-      "  chsim tune --servers default.vcl:vd --max-over-mean 1.10      # answers in replicas");
+      "  chsim tune --servers default.vcl:vd --max-over-mean 1.10      # answers in replicas\n"
+      "  chsim tune --nodes 100 --profile envoy-ring --max-over-mean 1.10  # in min_ring_size\n"
+      "  chsim tune --nodes 100 --profile envoy-maglev --max-over-mean 1.01  # in table_size\n"
+      "  chsim tune --nodes 100 --profile jedis --max-over-mean 1.10   # answers in weights");
   auto* nodes = cmd->add_option("--nodes", o->nodes, "node count (names are drawn)");
   cmd->add_option("--servers", o->servers,
                   "server list (tuned exactly, with its real names), or a proxy's configuration "
@@ -79,6 +82,18 @@ void AddTuneCommand(CLI::App& app) {
       ->excludes(nodes);
   cmd->add_option("--profile", o->profile, "compatibility profile (default: research ring)");
   cmd->add_option("--hash-algorithm", o->hash_algorithm, "spymemcached hash algorithm");
+  cmd->add_option("--min-ring-size", o->min_ring_size,
+                  "envoy-ring: minimum_ring_size now, compared with the answer (default: the "
+                  "configuration's, else 1024)")
+      ->check(CLI::Range(uint64_t{1}, kEnvoyMaxRingSize));
+  cmd->add_option("--max-ring-size", o->max_ring_size,
+                  "envoy-ring: maximum_ring_size, the largest min_ring_size the answer may be "
+                  "(default: the configuration's, else 8388608)")
+      ->check(CLI::Range(uint64_t{1}, kEnvoyMaxRingSize));
+  cmd->add_option("--maglev-table-size", o->maglev_table_size,
+                  "envoy-maglev: table_size now, a prime (default: the configuration's, else "
+                  "65537)")
+      ->check(CLI::Range(uint64_t{2}, kEnvoyMaxTableSize));
   cmd->add_option("--algorithm", o->algorithm, sim::TunableAlgorithmsText());
   cmd->add_option("--hasher", o->hasher,
                   "node hasher (rings: md5, as Ketama; others: the algorithm's default)");

@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "chsim/algorithm.h"
+#include "chsim/profile_map.h"
 #include "chsim/replica.h"
 #include "chsim/ring.h"
 #include "chsim/topology.h"
@@ -179,9 +180,12 @@ Bracket Search(const Grid& g, uint32_t start, double step, double widen, Passes&
   std::optional<bool> pass = check(start);
   for (uint32_t v = start; pass;) {
     const bool down = *pass;
-    const uint32_t next = !down          ? g.AtLeast(v * (1 + step))
-                          : g.floor_down ? g.AtMost(v / (1 + step))
-                                         : g.AtLeast(v / (1 + step));
+    uint32_t next = !down          ? g.AtLeast(v * (1 + step))
+                    : g.floor_down ? g.AtMost(v / (1 + step))
+                                   : g.AtLeast(v / (1 + step));
+    // A step finer than the grid (4% of 640 on a grid of 160s) takes the
+    // neighbour below.
+    if (down && next >= v) next = g.AtMost(v - 1.0);
     if (down ? next >= v || next == 0 : next <= v) break;
     pass = check(next);
     if (pass && *pass != down) break;
@@ -199,6 +203,12 @@ Bracket Search(const Grid& g, uint32_t start, double step, double widen, Passes&
 // The checks every request gets; `n` nodes, `churn` the objective.
 void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
   const bool churn = r.objective == TuneObjective::kExcessChurn;
+  if (churn && r.algorithm.empty() && r.profile.knob != PointsKnob::kTableSize) {
+    throw UsageError(
+        "--max-excess-churn tunes a maglev table (--profile envoy-maglev, "
+        "--algorithm maglev); give --profile " +
+        r.profile.name + " a --max-over-mean target");
+  }
   if (churn && spec.capabilities.minimal_disruption) {
     throw UsageError("--max-excess-churn: " + std::string(spec.name) +
                      " is minimally disruptive (no excess churn to tune)");
@@ -225,16 +235,6 @@ void CheckRequest(const TuneRequest& r, const AlgorithmSpec& spec, uint32_t n) {
                             "weight) / (space / total weight))"
                           : "rendezvous hashing: every server scores every key)"));
   }
-  if (r.algorithm.empty() && r.profile.engine != Engine::kRing &&
-      r.profile.knob != PointsKnob::kNone) {
-    throw UsageError("--profile " + r.profile.name +
-                     ": tune's models and exact checks are for 32-bit rings; sweep " +
-                     (r.profile.knob == PointsKnob::kTableSize ? "the ketama parameter table_size"
-                      : r.profile.knob == PointsKnob::kMinRingSize
-                          ? "the ketama parameter min_ring_size"
-                          : "the weights") +
-                     " in a scenario instead");
-  }
   for (const Node& node : r.nodes) {
     if (node.weight != 1 && !spec.capabilities.weights) {
       throw UsageError(std::string(spec.name) + " has no weights; use an unweighted list");
@@ -250,11 +250,12 @@ const TuneEstimate* FindEstimate(const TuneResult& res, uint32_t value, const ch
   return found;
 }
 
-// "108 points: 95.3% [94.3, 96.2] of 2000 rings"
-std::string Evidence(const TuneEstimate* e) {
+// "108 points: 95.3% [94.3, 96.2] of 2000 rings" ("1009 entries: ... tables")
+std::string Evidence(const TuneEstimate* e, const char* unit = "points",
+                     const char* instances = "rings") {
   if (!e) return "";
-  return Format("%u points: %.1f%% [%.1f, %.1f] of %u rings", e->points, 100 * e->probability,
-                100 * e->ci_low, 100 * e->ci_high, e->draws);
+  return Format("%u %s: %.1f%% [%.1f, %.1f] of %u %s", e->points, unit, 100 * e->probability,
+                100 * e->ci_low, 100 * e->ci_high, e->draws, instances);
 }
 
 // Points per node of a Ketama ring (the profile's rules; a research ring or a
@@ -280,17 +281,37 @@ class RingTuner {
                                                                                                 : 1;
     grid_.min = grid_.step;
     grid_.max = static_cast<uint32_t>(points.max);
+    map_ = p.engine != Engine::kRing;
+    if (p.knob == PointsKnob::kMinRingSize) {
+      // Envoy ring_hash: the lightest host gets ceil(min_w x min_ring_size)
+      // points (min_w its normalized weight, in double as Envoy has it), the
+      // others in proportion; min_ring_size goes up to max_ring_size.
+      min_w_ = 1.0;
+      for (uint32_t w : weights_) min_w_ = std::min(min_w_, w * 1.0 / double(total_weight_));
+      grid_.max = EnvoyPoints(p.max_ring_size);
+    } else if (map_ && p.max_weight != 0) {  // Jedis: 160 x weight stays a Java int
+      uint32_t heaviest = 1;
+      for (uint32_t w : weights_) heaviest = std::max(heaviest, w);
+      grid_.max = std::min<uint64_t>(grid_.max, uint64_t{p.max_weight} / heaviest * grid_.step);
+    }
   }
 
   TuneResult Run() {
     TuneResult res;
     const double keys_per_node = r_.metric == TuneMetric::kSampled ? double(r_.keys) / n_ : 0;
     res.analytic = AnalyticPoints(n_, r_.target, r_.confidence, keys_per_node);
-    const uint32_t current = r_.profile.points_per_node;
+    const uint32_t current = r_.profile.knob == PointsKnob::kMinRingSize
+                                 ? EnvoyPoints(r_.profile.min_ring_size)
+                                 : r_.profile.points_per_node;
     if (given_) return RunGiven(std::move(res), current);
     res.model_answer = ModelSearch(res);
     if (res.model_answer != 0) ExactSearch(res.model_answer, res);
     res.current = Summarize(current, "model", ModelDraws(current), r_.target);
+    if (r_.profile.engine == Engine::kJedis) {  // one ring whatever the names: its own figure
+      Draws one;
+      one.max_over_mean = {ExactOne(DrawNames(0), current, nullptr)};
+      res.current = Summarize(current, "exact", one, r_.target);
+    }
     res.cost_current = Cost(current);
     if (res.met) res.cost_answer = Cost(res.answer);
     if (res.met) res.setting = Setting(res.answer);
@@ -307,13 +328,38 @@ class RingTuner {
 
   uint32_t Start(double v) const { return grid_.AtLeast(std::isfinite(v) ? v : grid_.max); }
 
+  // Envoy ring_hash: the lightest host's points at min_ring_size m
+  // (ring_hash_lb.cc, Ring::Ring: ceil(min_w x m)), and the least m giving it
+  // v points (ceil(min_w x m) grows by at most 1 as m does).
+  uint32_t EnvoyPoints(uint64_t m) const {
+    return static_cast<uint32_t>(std::ceil(min_w_ * static_cast<double>(m)));
+  }
+  uint64_t MinRingSize(uint32_t v) const {
+    uint64_t m = std::max<uint64_t>(1, static_cast<uint64_t>(std::floor((v - 1.0) / min_w_)));
+    while (EnvoyPoints(m) < v) ++m;
+    while (m > 1 && EnvoyPoints(m - 1) >= v) --m;
+    return m;
+  }
+
   Profile ProfileWith(uint32_t points) const {
     Profile p = r_.profile;
-    p.points_per_node = points;
+    if (p.knob == PointsKnob::kMinRingSize) {
+      p.min_ring_size = MinRingSize(points);
+    } else {
+      p.points_per_node = points;
+    }
     return p;
   }
 
   std::vector<uint32_t> PointsPerNode(uint32_t v) const {
+    if (r_.profile.knob == PointsKnob::kMinRingSize) {  // in proportion to the weights
+      std::vector<uint32_t> out(n_);
+      for (uint32_t i = 0; i < n_; ++i) {
+        const double w = weights_[i] * 1.0 / double(total_weight_);
+        out[i] = static_cast<uint32_t>(std::llround(v * w / min_w_));
+      }
+      return out;
+    }
     Profile p = ProfileWith(v);
     bool weighted = r_.weighted || given_weighted();
     std::vector<uint32_t> out(n_);
@@ -354,20 +400,40 @@ class RingTuner {
 
   std::vector<Node> DrawNames(uint32_t draw) const { return DrawNodeNames(r_.seed, n_, draw); }
 
+  // Each node's keys out of r_.keys sampled ones on a ring or 64-bit map.
+  template <typename Placement>
+  std::vector<double> SampledLoad(const Placement& ring) const {
+    std::vector<double> load(n_);
+    std::string key;
+    for (uint64_t k = 0; k < r_.keys; ++k) {
+      key = "key:" + std::to_string(k);
+      load[ring.Locate(key)] += 1;
+    }
+    return load;
+  }
+
+  // Each node's load on one ring: its exact arcs (a 32-bit ring's arc lengths,
+  // a 64-bit ring's KeyHashCounts), or sampled with r_.keys keys.
+  std::vector<double> Load(const std::vector<Node>& nodes, uint32_t v) const {
+    std::vector<double> load(n_);
+    if (map_) {
+      const ProfileMap map = ProfileMap::Build(ProfileWith(v), nodes);
+      if (r_.metric == TuneMetric::kSampled) return SampledLoad(map);
+      std::vector<HashCount> counts(n_);
+      map.KeyHashCounts(counts);
+      for (uint32_t i = 0; i < n_; ++i) load[i] = static_cast<double>(counts[i]);
+      return load;
+    }
+    Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
+    if (r_.metric == TuneMetric::kSampled) return SampledLoad(ring);
+    std::vector<uint64_t> arcs = ring.ArcLengths();
+    for (uint32_t i = 0; i < n_; ++i) load[i] = double(arcs[i]);
+    return load;
+  }
+
   // Exact max/mean of one ring (structural, or sampled with r_.keys keys).
   double ExactOne(const std::vector<Node>& nodes, uint32_t v, std::string* hottest) const {
-    Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
-    std::vector<double> load(n_);
-    if (r_.metric == TuneMetric::kStructural) {
-      std::vector<uint64_t> arcs = ring.ArcLengths();
-      for (uint32_t i = 0; i < n_; ++i) load[i] = double(arcs[i]);
-    } else {
-      std::string key;
-      for (uint64_t k = 0; k < r_.keys; ++k) {
-        key = "key:" + std::to_string(k);
-        load[ring.Locate(key)] += 1;
-      }
-    }
+    const std::vector<double> load = Load(nodes, v);
     if (hottest) {
       double best = -1;
       for (uint32_t i = 0; i < n_; ++i) {
@@ -387,14 +453,25 @@ class RingTuner {
   }
 
   TuneCost Cost(uint32_t v) const {
-    TuneCost c;
-    c.points = v;
     std::vector<Node> nodes = given_ ? r_.nodes : DrawNames(0);
     auto t0 = std::chrono::steady_clock::now();
-    Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
+    if (map_) {
+      const ProfileMap map = ProfileMap::Build(ProfileWith(v), nodes);
+      return Timed(v, map, map.points().size(), t0);
+    }
+    const Ring ring = Ring::Build(ProfileWith(v), nodes, r_.weighted);
+    return Timed(v, ring, ring.size(), t0);
+  }
+
+  // A ring's costs: built since t0, `points` points, and its lookup time.
+  template <typename Placement>
+  TuneCost Timed(uint32_t v, const Placement& ring, uint64_t points,
+                 std::chrono::steady_clock::time_point t0) const {
+    TuneCost c;
+    c.points = v;
     auto t1 = std::chrono::steady_clock::now();
     c.build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    c.ring_points = ring.size();
+    c.ring_points = points;
     c.memory_bytes = ring.MemoryBytes();
     std::vector<std::string> keys(100000);
     for (size_t i = 0; i < keys.size(); ++i) keys[i] = "user:" + std::to_string(i * 7919);
@@ -433,12 +510,14 @@ class RingTuner {
     auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - t0).count(); };
     const int threads = std::max(1, r_.threads);
     constexpr double kExpectedCandidates = 6;
+    // Jedis's unnamed shards make one ring whatever the names: one draw.
+    const uint32_t most = r_.profile.engine == Engine::kJedis ? 1 : r_.max_exact_draws;
     Draws first;
-    for (uint32_t done = 0, batch = uint32_t(threads); done < r_.max_exact_draws; batch *= 2) {
-      batch = std::min(batch, r_.max_exact_draws - done);
+    for (uint32_t done = 0, batch = uint32_t(threads); done < most; batch *= 2) {
+      batch = std::min(batch, most - done);
       ExactDraws(start, done, batch, first);
       done += batch;
-      if (done >= std::min<uint32_t>(r_.max_exact_draws, 200) &&
+      if (done >= std::min<uint32_t>(most, 200) &&
           elapsed() * kExpectedCandidates > r_.time_budget_seconds) {
         break;
       }
@@ -527,6 +606,10 @@ class RingTuner {
                     points / p.points_per_node, p.points_per_node);
     }
     if (p.knob == PointsKnob::kReplicas) return Format("replicas=%u", points);
+    if (p.knob == PointsKnob::kMinRingSize) {
+      return Format("min_ring_size=%llu%s", static_cast<unsigned long long>(MinRingSize(points)),
+                    given_weighted() ? ", points for the lightest host" : "");
+    }
     return "";
   }
 
@@ -535,17 +618,32 @@ class RingTuner {
     return s.empty() ? "" : " (" + s + ")";
   }
 
+  // What bounds the search in the program's setting ("": the points' own).
+  std::string Limit() const {
+    if (r_.profile.knob != PointsKnob::kMinRingSize) return "";
+    return Format(" (min_ring_size up to maximum_ring_size, %llu)",
+                  static_cast<unsigned long long>(r_.profile.max_ring_size));
+  }
+
+  // The list's own setting, as its configuration has it.
+  std::string AsConfigured() const {
+    if (r_.profile.knob != PointsKnob::kMinRingSize) return "";
+    return Format(" (min_ring_size=%llu)",
+                  static_cast<unsigned long long>(r_.profile.min_ring_size));
+  }
+
   std::string GivenSummary(const TuneResult& res) const {
     if (!res.met) {
       return Format(
-          "n=%u, %s: as is max/mean %.3f (hottest %s); no points per node up to %u reach %.3f", n_,
-          Who().c_str(), res.list_max_over_mean, res.hottest_label.c_str(), grid_.max, r_.target);
+          "n=%u, %s: as is max/mean %.3f (hottest %s); no points per node up to %u%s reach %.3f",
+          n_, Who().c_str(), res.list_max_over_mean, res.hottest_label.c_str(), grid_.max,
+          Limit().c_str(), r_.target);
     }
     const TuneEstimate* at = FindEstimate(res, res.answer, nullptr);
     return Format(
-        "n=%u, %s: this list with %u points per node has max/mean %.3f (hottest %s); %u points "
+        "n=%u, %s: this list with %u points per node%s has max/mean %.3f (hottest %s); %u points "
         "per node%s bring it to %.3f <= %.3f",
-        n_, Who().c_str(), r_.profile.points_per_node, res.list_max_over_mean,
+        n_, Who().c_str(), res.current.points, AsConfigured().c_str(), res.list_max_over_mean,
         res.hottest_label.c_str(), res.answer, Spelled(res.answer).c_str(),
         at ? at->median_max_over_mean : 0.0, r_.target);
   }
@@ -555,17 +653,21 @@ class RingTuner {
     const std::string who = Who();
     if (!res.met && res.settled) {
       return Format(
-          "n=%u, %s: no points per node up to %u keep max/mean <= %.3f with %.0f%% confidence", n_,
-          who.c_str(), grid_.max, r_.target, 100 * r_.confidence);
+          "n=%u, %s: no points per node up to %u%s keep max/mean <= %.3f with %.0f%% confidence",
+          n_, who.c_str(), grid_.max, Limit().c_str(), r_.target, 100 * r_.confidence);
     }
     std::string evidence = Evidence(FindEstimate(res, res.answer, "exact"));
     const uint32_t below = grid_.AtMost((res.settled ? res.answer : res.doubt_low) - 1.0);
     if (const TuneEstimate* e = FindEstimate(res, below, "exact")) {
       evidence += (evidence.empty() ? "" : "; ") + Evidence(e);
     }
+    // Jedis hashes "SHARD-i-NODE-n": drawn (unnamed) shards make one ring.
+    const char* same = r_.profile.engine == Engine::kJedis
+                           ? "; Jedis hashes unnamed shards by position: one ring for any names"
+                           : "";
     const std::string tail =
-        Format("model %u, analytic %.0f); %u points give %.3f median", res.model_answer,
-               res.analytic, res.current.points, res.current.median_max_over_mean);
+        Format("model %u, analytic %.0f%s); %u points give %.3f median", res.model_answer,
+               res.analytic, same, res.current.points, res.current.median_max_over_mean);
     const double pct = 100 * r_.confidence;
     if (res.settled) {
       return Format(
@@ -600,6 +702,8 @@ class RingTuner {
   std::vector<uint32_t> weights_;
   uint64_t total_weight_ = 0;
   Grid grid_;
+  bool map_ = false;  // a 64-bit ring (ProfileMap): Envoy ring_hash, Jedis
+  double min_w_ = 1;  // Envoy ring_hash: the least normalized weight
 };
 
 // --- Copies (--replicas) ---------------------------------------------------------
@@ -717,15 +821,33 @@ TuneAvailability Availability(const TuneRequest& r, const Algorithm& a, uint64_t
   return out;
 }
 
+// Whether the request tunes Envoy maglev's table_size (--profile
+// envoy-maglev): the profiles' algorithm's maglev_table_size over it.
+bool TunesEnvoyTable(const TuneRequest& r) {
+  return r.algorithm.empty() && r.profile.knob == PointsKnob::kTableSize;
+}
+
+// The registered algorithm that builds a named profile (its parameters name
+// the profile and the maglev table size).
+const AlgorithmSpec& ProfileAlgorithm() {
+  for (const AlgorithmSpec* spec : AllAlgorithms()) {
+    if (spec->FindParam("profile") && spec->FindParam("maglev_table_size")) return *spec;
+  }
+  throw std::logic_error("no registered algorithm builds the named profiles");
+}
+
 // Any other algorithm's tuned parameter: exact Monte Carlo over drawn node
 // names (no model), common names across candidates, the spec's grid (e.g.
-// primes), from the spec's first guess in steps of x2.
+// primes), from the spec's first guess in steps of x2. Envoy's maglev
+// (TunesEnvoyTable) goes the same way over primes from the node count up to
+// Envoy's largest table, its shares exact (ProfileMap::KeyHashCounts).
 class ParamTuner {
  public:
   ParamTuner(const TuneRequest& r, const AlgorithmSpec& spec, const TuneProgress& progress)
       : r_(r),
         spec_(spec),
-        param_(TunedParam(spec)),
+        envoy_(TunesEnvoyTable(r)),
+        param_(envoy_ ? *spec.FindParam("maglev_table_size") : TunedParam(spec)),
         progress_(progress),
         n_(r.nodes.empty() ? r.n : static_cast<uint32_t>(r.nodes.size())),
         draws_(r.nodes.empty() ? std::max<uint32_t>(1, r.max_exact_draws) : 1) {
@@ -734,11 +856,19 @@ class ParamTuner {
     grid_.max = static_cast<uint32_t>(param_.max);
     grid_.rule = param_.rule;
     grid_.floor_down = true;
+    if (envoy_) {  // a table with fewer entries than hosts leaves some without keys
+      grid_.rule = IsPrime;
+      grid_.min = std::max<uint32_t>(2, n_);
+      grid_.min = grid_.AtLeast(grid_.min);
+    }
   }
 
   TuneResult Run() {
+    // Maglev gives each host floor or ceil of its share of the M entries
+    // (Eisenbud et al. 2016, section 3.4): max/mean <= 1 + n / M.
     const double guess = Churn()            ? 10.0 * n_  // a table 10x the nodes
                          : Copies()         ? CopiesGuess()
+                         : envoy_           ? n_ / (r_.target - 1)
                          : spec_.tune_guess ? spec_.tune_guess(n_, r_.target)
                                             : double(DefaultValue());
     res_.analytic = guess;
@@ -775,7 +905,12 @@ class ParamTuner {
     }
     return spec_.tune_guess ? spec_.tune_guess(n_, r_.target) : double(DefaultValue());
   }
-  uint32_t DefaultValue() const { return static_cast<uint32_t>(param_.default_number); }
+  uint32_t DefaultValue() const {
+    return static_cast<uint32_t>(envoy_ ? r_.profile.table_size : param_.default_number);
+  }
+  // The algorithm and its parameter as the summary names them.
+  std::string Shown() const { return envoy_ ? r_.profile.name : std::string(spec_.name); }
+  std::string ParamShown() const { return envoy_ ? "table_size" : std::string(param_.name); }
 
   std::vector<Node> Names(uint32_t draw) const {
     return r_.nodes.empty() ? DrawNodeNames(r_.seed, n_, draw) : r_.nodes;
@@ -785,8 +920,24 @@ class ParamTuner {
   // the algorithm has one.
   Params With(uint32_t value) const {
     Params p{{std::string(param_.name), uint64_t{value}}};
-    if (spec_.FindParam("hasher")) p.Set("hasher", r_.hasher);
+    if (envoy_) {
+      p.Set("profile", r_.profile.name);
+    } else if (spec_.FindParam("hasher")) {
+      p.Set("hasher", r_.hasher);
+    }
     return p;
+  }
+
+  // Envoy maglev: each host's share of the 2^64 key hashes, exact.
+  std::vector<double> EnvoyShares(const std::vector<Node>& nodes, uint32_t value) const {
+    Profile p = r_.profile;
+    p.table_size = value;
+    const ProfileMap map = ProfileMap::Build(p, nodes);
+    std::vector<HashCount> counts(n_);
+    map.KeyHashCounts(counts);
+    std::vector<double> load(n_);
+    for (uint32_t i = 0; i < n_; ++i) load[i] = static_cast<double>(counts[i]);
+    return load;
   }
 
   // Keys moved beyond the removed node's (node draw % n), over the hashes
@@ -811,8 +962,24 @@ class ParamTuner {
   // algorithm has them, else r.keys sampled keys), or the excess churn.
   double Figure(uint32_t value, uint32_t draw) const {
     const std::vector<Node> nodes = Names(draw);
+    const std::vector<double> load =
+        envoy_ && !Churn() ? EnvoyShares(nodes, value) : Load(nodes, value, draw);
+    if (load.empty()) return ExcessChurn(*spec_.Make(nodes, With(value)), value, draw % n_);
+    uint64_t total_weight = 0;
+    for (const Node& node : nodes) total_weight += node.weight;
+    double total = 0, m = 0;
+    for (double x : load) total += x;
+    for (uint32_t i = 0; i < n_; ++i) {
+      m = std::max(m, load[i] / (total * nodes[i].weight / double(total_weight)));
+    }
+    return m;
+  }
+
+  // One draw's loads of an instance built from the spec: copies, exact
+  // shares or sampled keys; empty for the churn objective.
+  std::vector<double> Load(const std::vector<Node>& nodes, uint32_t value, uint32_t draw) const {
+    if (Churn()) return {};
     std::unique_ptr<Algorithm> a = spec_.Make(nodes, With(value));
-    if (Churn()) return ExcessChurn(*a, value, draw % n_);
     std::vector<double> load(n_, 0.0);
     if (Copies()) {
       Topology racks;
@@ -825,14 +992,7 @@ class ParamTuner {
       SplitMix64 keys(Derive(Derive(r_.seed, Tag("tune-keys")), draw));
       for (uint64_t k = 0; k < r_.keys; ++k) load[a->Locate(keys.Next())] += 1;
     }
-    uint64_t total_weight = 0;
-    for (const Node& node : nodes) total_weight += node.weight;
-    double total = 0, m = 0;
-    for (double x : load) total += x;
-    for (uint32_t i = 0; i < n_; ++i) {
-      m = std::max(m, load[i] / (total * nodes[i].weight / double(total_weight)));
-    }
-    return m;
+    return load;
   }
 
   // Whether the spec admits `value` over the nodes (a table smaller than the
@@ -856,23 +1016,24 @@ class ParamTuner {
     TuneEstimate e = Summarize(value, r_.nodes.empty() ? "exact" : "given-list", d, r_.target);
     res_.estimates.push_back(e);
     if (progress_) {
-      progress_(std::string(spec_.name) + " " + std::string(param_.name) + "=" +
-                std::to_string(value) + ": P(within target) = " + std::to_string(e.probability));
+      progress_(Shown() + " " + ParamShown() + "=" + std::to_string(value) +
+                ": P(within target) = " + std::to_string(e.probability));
     }
     return e.probability >= r_.confidence;
   }
 
   std::string Summary(uint32_t current) const {
-    const std::string what(param_.name);
+    const std::string what = ParamShown();
     const char* goal = Churn()    ? "excess churn <= "
                        : Copies() ? "the hottest node's share of all copies <= "
                                   : "max/mean <= ";
     if (!res_.met) {
       return Format("n=%u, %s%s: no %s up to %u keeps %s%.4g with %.0f%% confidence%s", n_,
-                    std::string(spec_.name).c_str(), CopiesText().c_str(), what.c_str(), grid_.max,
-                    goal, r_.target, 100 * r_.confidence, AvailabilityText().c_str());
+                    Shown().c_str(), CopiesText().c_str(), what.c_str(), grid_.max, goal, r_.target,
+                    100 * r_.confidence, AvailabilityText().c_str());
     }
     const TuneEstimate* at = FindEstimate(res_, res_.answer, nullptr);
+    if (envoy_) return EnvoySummary(current, goal, *at);
     return Format(
         "n=%u, %s%s: %s %u keeps %s%.4g with %.0f%% confidence (observed %.1f%% [%.1f, %.1f] "
         "over %u draws); %s %u gives %.4g median%s",
@@ -880,6 +1041,23 @@ class ParamTuner {
         r_.target, 100 * r_.confidence, 100 * at->probability, 100 * at->ci_low, 100 * at->ci_high,
         at->draws, what.c_str(), current, res_.current.median_max_over_mean,
         AvailabilityText().c_str());
+  }
+
+  // The answer with the same evidence lines as a ring's: the answer's and
+  // its lower neighbour's, each checked.
+  std::string EnvoySummary(uint32_t current, const char* goal, const TuneEstimate& at) const {
+    std::string evidence = Evidence(&at, "entries", "tables");
+    if (const TuneEstimate* e = FindEstimate(res_, grid_.AtMost(res_.answer - 1.0), nullptr)) {
+      evidence += "; " + Evidence(e, "entries", "tables");
+    }
+    const double pct = 100 * r_.confidence;
+    return Format(
+        "n=%u, %s: table_size=%u keeps %s%.4g with %.0f%% confidence (exact %s over %s, rule: "
+        "observed share >= %.0f%%: %s); table_size=%u gives %.4g median",
+        n_, r_.profile.name.c_str(), res_.answer, goal, r_.target, pct,
+        Churn() ? "churn over the table's entries" : "shares of the 2^64 key hashes",
+        r_.nodes.empty() ? "drawn names" : "the list's own names", pct, evidence.c_str(), current,
+        res_.current.median_max_over_mean);
   }
 
   // ", 3 copies by walk over 3 racks".
@@ -906,6 +1084,7 @@ class ParamTuner {
 
   const TuneRequest& r_;
   const AlgorithmSpec& spec_;
+  const bool envoy_;  // TunesEnvoyTable
   const ParamSpec& param_;
   const TuneProgress& progress_;
   const uint32_t n_;
@@ -954,14 +1133,16 @@ bool TunesRings(const AlgorithmSpec& spec) {
 }
 
 TuneResult Tune(const TuneRequest& request, const TuneProgress& progress) {
-  const AlgorithmSpec& spec = TunedAlgorithm(request.algorithm);
+  const bool table = TunesEnvoyTable(request);
+  const AlgorithmSpec& spec = table ? ProfileAlgorithm() : TunedAlgorithm(request.algorithm);
   // With copies, rings too take the exact draws of ParamTuner (no Gamma
   // model of copy shares).
-  const bool rings = TunesRings(spec) && request.replicas == 0;
+  const bool rings = !table && TunesRings(spec) && request.replicas == 0;
   TuneResult res =
       rings ? RingTuner(request, spec, progress).Run() : ParamTuner(request, spec, progress).Run();
   res.algorithm = spec.name;
-  res.parameter = spec.tuned_param;
+  res.parameter = table ? "maglev_table_size" : std::string(spec.tuned_param);
+  if (table && res.met) res.setting = Format("table_size=%u", res.answer);
   res.ring_model = rings;
   return res;
 }

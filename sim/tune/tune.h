@@ -36,6 +36,13 @@
 // not decided. A given server list is deterministic (one draw: its own names),
 // settled always. Probabilities carry Wilson score intervals.
 //
+// The 64-bit profiles (docs/design.md#tune): envoy-ring and jedis are rings
+// as above, their exact shares the 2^64 key hashes of each node's arcs
+// (ProfileMap::KeyHashCounts); envoy-ring is searched in the lightest host's
+// points and answers the least min_ring_size giving them, up to its
+// max_ring_size. envoy-maglev is the ketama algorithm's maglev_table_size
+// over primes from n, as a maglev table is, its shares exact too.
+//
 // With copies (--replicas K): the figure is the hottest node's share of all K
 // copies of every key (chsim/replica.h's strategy over each candidate
 // instance), not of primaries alone, over the parameter's grid from K times
@@ -79,8 +86,8 @@ enum class TuneObjective {
 };
 
 struct TuneRequest {
-  // A registered algorithm whose spec names a tuned parameter; "" is a Ketama
-  // ring of `profile` (its points per node tuned).
+  // A registered algorithm whose spec names a tuned parameter; "" is a ring
+  // of `profile` (its points per node tuned; envoy-maglev: its table size).
   std::string algorithm;
   TuneObjective objective = TuneObjective::kMaxOverMean;
   std::string hasher = "xxh3";  // node hasher of a non-ring algorithm

@@ -45,12 +45,20 @@ void SetHashers(const TuneOptions& o, const AlgorithmSpec& spec, TuneRequest* r)
       r->hasher = o.hasher.empty() ? std::string(hasher->default_text) : o.hasher;
       hasher->Check(spec.name, r->hasher);
     }
-    r->profile =
-        o.profile.empty()
-            ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher),
-                              static_cast<uint32_t>(TunedParam(spec).default_number))
-            : MakeProfile(o.profile,
-                          o.profile_options.value_or(ProfileOptions{o.hash_algorithm, ""}));
+    ProfileOptions options = o.profile_options.value_or(ProfileOptions{o.hash_algorithm, ""});
+    if (o.min_ring_size != 0) options.min_ring_size = o.min_ring_size;
+    if (o.max_ring_size != 0) options.max_ring_size = o.max_ring_size;
+    if (o.maglev_table_size != 0) options.table_size = o.maglev_table_size;
+    const bool sizes = o.min_ring_size != 0 || o.max_ring_size != 0 || o.maglev_table_size != 0;
+    if (o.profile.empty() && sizes) {
+      throw std::invalid_argument(
+          "--min-ring-size, --max-ring-size and --maglev-table-size go with --profile "
+          "envoy-ring or envoy-maglev");
+    }
+    r->profile = o.profile.empty()
+                     ? ResearchProfile(GetHasher(o.hasher.empty() ? "md5" : o.hasher),
+                                       static_cast<uint32_t>(TunedParam(spec).default_number))
+                     : MakeProfile(o.profile, options);
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--algorithm/--hasher/--profile: ") + e.what());
   }
@@ -153,10 +161,10 @@ TuneRequest MakeTuneRequest(const TuneOptions& o) {
   r.keys = o.keys;
   r.model_draws = o.draws;
   r.max_exact_draws = o.draws;
-  if (!TunesRings(spec)) {
+  if (!TunesRings(spec) || r.profile.knob == PointsKnob::kTableSize) {
     // Exact draws only (no model): fewer by default; exact shares are dear
     // per build, sampled keys per draw.
-    const bool exact = spec.capabilities.exact_shares;
+    const bool exact = spec.capabilities.exact_shares || !o.profile.empty();
     r.max_exact_draws = std::min<uint32_t>(o.draws, exact ? 200 : 50);
     if (!exact && o.keys == 1'000'000) r.keys = 100'000;
   }
@@ -189,19 +197,21 @@ nlohmann::json TuneDocument(const TuneOptions& o, const TuneRequest& r, const Tu
   Json doc;
   doc["schema_version"] = 1;
   doc["kind"] = "tune";
-  doc["request"] = {{"algorithm", res.algorithm},
-                    {"objective", o.max_excess_churn != 0 ? "excess_churn" : "max_over_mean"},
-                    {"nodes", o.nodes},
-                    {"servers", o.servers},
-                    {"profile", r.profile.name},
-                    {"hasher", res.ring_model ? std::string(r.profile.key_hasher->name) : r.hasher},
-                    {"max_over_mean", r.target},
-                    {"confidence", r.confidence},
-                    {"metric", o.metric},
-                    {"keys", r.keys},
-                    {"draws", r.model_draws},
-                    {"seed", std::to_string(r.seed)},
-                    {"threads", r.threads}};
+  doc["request"] = {
+      {"algorithm", res.algorithm},
+      {"objective", o.max_excess_churn != 0 ? "excess_churn" : "max_over_mean"},
+      {"nodes", o.nodes},
+      {"servers", o.servers},
+      {"profile", r.profile.name},
+      {"hasher",
+       res.ring_model || o.algorithm.empty() ? std::string(r.profile.key_hasher->name) : r.hasher},
+      {"max_over_mean", r.target},
+      {"confidence", r.confidence},
+      {"metric", o.metric},
+      {"keys", r.keys},
+      {"draws", r.model_draws},
+      {"seed", std::to_string(r.seed)},
+      {"threads", r.threads}};
   Json answer = {{"value", res.answer},
                  {"parameter", res.parameter},
                  {"met", res.met},

@@ -34,6 +34,12 @@ struct TuneOptions {
   std::string hasher;
   double max_excess_churn = 0;
   std::string hash_algorithm;
+  // Envoy's sizes (0: the configuration's, else Envoy's default):
+  // envoy-ring's minimum_ring_size (the setting compared with the answer)
+  // and maximum_ring_size (the answer's bound); envoy-maglev's table_size.
+  uint64_t min_ring_size = 0;
+  uint64_t max_ring_size = 0;
+  uint64_t maglev_table_size = 0;
   double max_over_mean = 0;
   double confidence = 0.95;
   std::string metric = "structural";

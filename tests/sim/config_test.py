@@ -19,9 +19,10 @@ envoy.
   Envoy would refuse (a ring size below 1, a table size that is not a prime, an unknown hash
   function, a size for another profile) are one line, exit 2, and a scenario with them is
   refused alike by validate and run.
-- tune: answers in the program's own setting (nginx: a multiple of every weight, its
-  candidates multiples of 160; Varnish: replicas), a configuration tuned with its own profile
-  and replicas, and nginx-hash (no points) refused.
+- tune: answers in the program's own setting (nginx and Jedis: a multiple of every weight,
+  its candidates multiples of 160; Varnish: replicas; Envoy: min_ring_size and table_size),
+  a configuration tuned with its own profile and settings, nginx-hash (no points) refused,
+  and a bad Envoy size refused in one line.
 """
 import json
 import os
@@ -267,6 +268,38 @@ def test_tune(tmp):
               expect=2).stderr.strip().splitlines()
     if len(err) != 1 or "no points to add" not in err[0]:
         fail(f"nginx-hash is not refused in one line: {err}")
+    # Envoy's clusters answer in their own settings, bounded by the configuration's.
+    hosts = "".join(endpoint("10.0.0.1", p) for p in range(80, 84))
+    conf = write(tmp, "r.yaml", envoy(hosts, "lb_policy: RING_HASH\n    ring_hash_lb_config:"
+                                      " {minimum_ring_size: 64, maximum_ring_size: 4000}"))
+    doc = tune(tmp, ["--servers", conf, "--max-over-mean", "1.1"])
+    a = doc["answer"]
+    if doc["request"]["profile"] != "envoy-ring" or not a["met"] or not a.get(
+            "setting", "").startswith("min_ring_size=") or a["setting"] not in a["summary"]:
+        fail(f"the Envoy ring is not tuned in min_ring_size: {a}")
+    if a["current"]["points_per_node"] != 16:  # ceil(64 / 4) points per host
+        fail(f"the cluster's minimum_ring_size 64 is not its current setting: {a['current']}")
+    conf = write(tmp, "m.yaml", envoy(hosts, "lb_policy: MAGLEV\n    maglev_lb_config:"
+                                      " {table_size: 7}"))
+    a = tune(tmp, ["--servers", conf, "--max-over-mean", "1.1"])["answer"]
+    if a["parameter"] != "maglev_table_size" or a["setting"] != f"table_size={a['value']}":
+        fail(f"maglev is not tuned in table_size: {a}")
+    if a["current"]["points_per_node"] != 7:
+        fail(f"the cluster's table_size 7 is not its current setting: {a['current']}")
+    a = tune(tmp, ["--nodes", "4", "--profile", "jedis", "--max-over-mean", "1.3"])["answer"]
+    if a["value"] % 160 or a["setting"] != f"every weight x {a['value'] // 160}, at 160 points per unit of weight":
+        fail(f"jedis is not tuned in weights: {a}")
+    for args, words in (
+            (["--profile", "envoy-ring", "--min-ring-size", "20", "--max-ring-size", "10"],
+             "minimum_ring_size (20) > maximum_ring_size (10)"),
+            (["--profile", "envoy-maglev", "--maglev-table-size", "65536"], "not a prime"),
+            (["--profile", "jedis", "--maglev-table-size", "7"], "takes no --maglev-table-size"),
+            (["--profile", "envoy-ring", "--max-excess-churn", "0.01"], "--max-excess-churn"),
+            (["--max-ring-size", "100"], "go with --profile envoy-ring")):
+        target = [] if "--max-excess-churn" in args else ["--max-over-mean", "1.1"]
+        err = run(["tune", "--nodes", "10", *args, *target], expect=2).stderr.strip().splitlines()
+        if len(err) != 1 or words not in err[0]:
+            fail(f"tune {args}: expected one line with {words!r}, got {err!r}")
 
 
 def test_envoy(tmp):

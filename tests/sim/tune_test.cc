@@ -18,9 +18,11 @@
 #include <random>
 #include <thread>
 
+#include "chsim/profile_map.h"
 #include "chsim/ring.h"
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
+#include "sim/tune/tune_command.h"
 
 namespace chsim::sim {
 namespace {
@@ -335,6 +337,218 @@ TEST(Tune, TunedParameterIsTheSpecsOwn) {
   ASSERT_FALSE(res.met);  // 1000 keys never spread that evenly
   const uint64_t limit = static_cast<uint64_t>(TunedParam(GetAlgorithm("multi_probe")).max);
   EXPECT_NE(res.summary.find("up to " + std::to_string(limit)), std::string::npos) << res.summary;
+}
+
+// --- The 64-bit profiles: Envoy ring_hash, Envoy maglev, Jedis ----------------
+
+constexpr HashCount kSpace64 = HashCount{1} << 64;
+
+// Hand-computed arcs: point k owns (points[k-1], points[k]], point 0 wraps.
+TEST(Tune64, ArcCountsWrapPast2To64) {
+  const uint64_t top = std::numeric_limits<uint64_t>::max();
+  {
+    const uint64_t points[] = {5, top - 2};
+    const uint32_t owners[] = {0, 1};
+    HashCount out[2] = {0, 0};
+    RingArcCounts(points, owners, out);
+    EXPECT_TRUE(out[0] == 8);  // top-1, top, 0, 1, 2, 3, 4, 5
+    EXPECT_TRUE(out[1] == kSpace64 - 8);
+  }
+  {
+    const uint64_t points[] = {0, 7, top};
+    const uint32_t owners[] = {1, 0, 1};
+    HashCount out[2] = {0, 0};
+    RingArcCounts(points, owners, out);
+    EXPECT_TRUE(out[0] == 7);             // 1..7
+    EXPECT_TRUE(out[1] == kSpace64 - 7);  // 0 alone, then 8..top
+  }
+  {
+    const uint64_t points[] = {10, 10};  // equal points: the first owns all
+    const uint32_t owners[] = {0, 1};
+    HashCount out[2] = {0, 0};
+    RingArcCounts(points, owners, out);
+    EXPECT_TRUE(out[0] == kSpace64);
+    EXPECT_TRUE(out[1] == 0);
+  }
+}
+
+// The counts a built map gives agree with its own lookups at every arc's ends,
+// and maglev's entries own floor or ceil of 2^64 / M hashes.
+TEST(Tune64, KeyHashCountsMatchLookups) {
+  const std::vector<Node> nodes = MakeNumberedNodes(3);
+  for (const char* name : {"envoy-ring", "jedis"}) {
+    ProfileOptions o;
+    if (std::string(name) == "envoy-ring") o.min_ring_size = 6;
+    Profile p = MakeProfile(name, o);
+    if (std::string(name) == "jedis") p.points_per_node = 2;
+    const ProfileMap map = ProfileMap::Build(p, nodes);
+    std::vector<HashCount> counts(3, 0), want(3, 0);
+    ASSERT_TRUE(map.KeyHashCounts(counts));
+    const auto pts = map.points();
+    const uint64_t flip = std::string(name) == "jedis" ? uint64_t{1} << 63 : 0;
+    for (size_t k = 0; k < pts.size(); ++k) {
+      const uint64_t prev = pts[(k + pts.size() - 1) % pts.size()];
+      const uint32_t owner = map.LocateHash(pts[k] ^ flip);
+      EXPECT_EQ(map.LocateHash((prev + 1) ^ flip), owner) << name << " point " << k;
+      want[owner] += k == 0 ? kSpace64 - prev + pts[k] : HashCount{pts[k] - prev};
+    }
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE(counts[i] == want[i]) << name << " node " << i;
+  }
+  ProfileOptions o;
+  o.table_size = 7;
+  const ProfileMap maglev = ProfileMap::Build(MakeProfile("envoy-maglev", o), nodes);
+  std::vector<HashCount> counts(3, 0);
+  ASSERT_TRUE(maglev.KeyHashCounts(counts));
+  const uint64_t each = 2635249153387078802u;  // floor(2^64 / 7); 2^64 % 7 = 2
+  HashCount want[3] = {0, 0, 0};
+  for (uint32_t e = 0; e < 7; ++e) want[maglev.table()[e]] += each + (e < 2 ? 1 : 0);
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(counts[i] == want[i]) << "maglev node " << i;
+  EXPECT_TRUE(counts[0] + counts[1] + counts[2] == kSpace64);
+}
+
+TuneRequest ProfileRequest(const char* profile, uint32_t n, double target, double confidence) {
+  TuneRequest r = Request(n, target, confidence);
+  r.profile = MakeProfile(profile);
+  r.model_draws = 1000;
+  r.max_exact_draws = 100;
+  return r;
+}
+
+// The answer's evidence meets the target, its lower neighbour's does not, and
+// the same request on 1 and 2 threads gives the same estimates.
+void ExpectLeastAndReproducible(const TuneRequest& r, const TuneResult& res, uint32_t below) {
+  ASSERT_TRUE(res.met && res.settled) << res.summary;
+  const TuneEstimate *at = nullptr, *under = nullptr;
+  for (const TuneEstimate& e : res.estimates) {
+    if (e.method != "exact") continue;
+    if (e.points == res.answer) at = &e;
+    if (e.points == below) under = &e;
+  }
+  ASSERT_NE(at, nullptr) << res.summary;
+  EXPECT_GE(at->probability, r.confidence) << res.summary;
+  if (below != 0) {
+    ASSERT_NE(under, nullptr) << res.summary;
+    EXPECT_LT(under->probability, r.confidence) << res.summary;
+  }
+  TuneRequest one = r;
+  one.threads = 1;
+  const TuneResult again = Tune(one);
+  EXPECT_EQ(again.answer, res.answer);
+  EXPECT_EQ(again.summary, res.summary);
+  ASSERT_EQ(again.estimates.size(), res.estimates.size());
+  for (size_t i = 0; i < res.estimates.size(); ++i) {
+    EXPECT_EQ(again.estimates[i].points, res.estimates[i].points);
+    EXPECT_EQ(again.estimates[i].successes, res.estimates[i].successes);
+  }
+}
+
+// Envoy ring_hash: the answer is the lightest host's points, spelled as the
+// least min_ring_size that gives them.
+TEST(Tune64, EnvoyRingAnswersInMinRingSize) {
+  const TuneRequest loose = ProfileRequest("envoy-ring", 5, 1.5, 0.9);
+  const TuneRequest tight = ProfileRequest("envoy-ring", 5, 1.3, 0.9);
+  const TuneResult a = Tune(loose), b = Tune(tight);
+  EXPECT_LT(a.answer, b.answer) << a.summary << "\n" << b.summary;
+  ExpectLeastAndReproducible(tight, b, b.answer - 1);
+  const uint64_t m = std::stoull(b.setting.substr(b.setting.find('=') + 1));
+  EXPECT_EQ(b.setting, "min_ring_size=" + std::to_string(m));
+  EXPECT_NE(b.summary.find(b.setting), std::string::npos);
+  const std::vector<Node> nodes = MakeNumberedNodes(5);
+  ProfileOptions o;
+  o.min_ring_size = m;
+  EXPECT_EQ(ProfileMap::Build(MakeProfile("envoy-ring", o), nodes).points().size(), 5 * b.answer);
+  o.min_ring_size = m - 1;  // the least: one less gives each host a point fewer
+  EXPECT_EQ(ProfileMap::Build(MakeProfile("envoy-ring", o), nodes).points().size(),
+            5 * (b.answer - 1));
+  // A maximum_ring_size below what the target takes: nothing meets it.
+  TuneRequest capped = tight;
+  ProfileOptions small;
+  small.min_ring_size = 10;
+  small.max_ring_size = 20;
+  capped.profile = MakeProfile("envoy-ring", small);
+  const TuneResult c = Tune(capped);
+  EXPECT_FALSE(c.met) << c.summary;
+  EXPECT_NE(c.summary.find("maximum_ring_size, 20"), std::string::npos) << c.summary;
+}
+
+// Jedis hashes unnamed shards by position ("SHARD-i-NODE-n"), so every name
+// draw is the same ring: the exact check builds it once. Answers are weights.
+TEST(Tune64, JedisAnswersInWeights) {
+  const TuneRequest loose = ProfileRequest("jedis", 4, 1.5, 0.9);
+  const TuneRequest tight = ProfileRequest("jedis", 4, 1.05, 0.9);
+  const TuneResult a = Tune(loose), b = Tune(tight);
+  EXPECT_LT(a.answer, b.answer) << a.summary << "\n" << b.summary;
+  EXPECT_EQ(b.answer % 160, 0u);
+  EXPECT_EQ(b.setting, "every weight x " + std::to_string(b.answer / 160) +
+                           ", at 160 points per unit of weight");
+  ExpectLeastAndReproducible(tight, b, b.answer - 160);
+  EXPECT_EQ(b.exact_draws, 1u);  // the one ring, not the same ring counted again
+  EXPECT_EQ(b.current.method, "exact");
+  for (const TuneEstimate& e : b.estimates) {
+    if (e.method == "exact") {
+      EXPECT_TRUE(e.successes == 0 || e.successes == e.draws);
+    }
+  }
+  // The answer's ring, built here with weights x m: its shares meet the target.
+  std::vector<Node> nodes = MakeNumberedNodes(4);
+  for (Node& node : nodes) node.weight = b.answer / 160;
+  const ProfileMap map = ProfileMap::Build(MakeProfile("jedis"), nodes);
+  std::vector<HashCount> counts(4, 0);
+  map.KeyHashCounts(counts);
+  const HashCount top = *std::max_element(counts.begin(), counts.end());
+  EXPECT_LE(static_cast<double>(top) * 4 / 18446744073709551616.0, 1.05);
+}
+
+// Envoy maglev gives each host floor or ceil of M / n entries whatever the
+// names, so max/mean = ceil(M/n) n / M in every draw (to 2^-64): the answer is
+// a prime meeting that formula whose prime below does not. That figure is a
+// sawtooth in M (low just under each multiple of n), so the least prime the
+// search brackets need not fall as the target loosens (n = 10: 43 for 1.2,
+// 37 for 1.1); what holds is that a tighter target's answer meets every
+// looser target.
+TEST(Tune64, EnvoyMaglevAnswersInPrimeTableSize) {
+  auto ratio = [](uint64_t m, uint64_t n) { return double((m + n - 1) / n) * n / double(m); };
+  const double targets[] = {1.2, 1.1, 1.05};
+  for (size_t t = 0; t < 3; ++t) {
+    TuneRequest r = ProfileRequest("envoy-maglev", 10, targets[t], 0.95);
+    r.max_exact_draws = 20;
+    const TuneResult res = Tune(r);
+    ASSERT_TRUE(res.met) << res.summary;
+    EXPECT_TRUE(IsPrime(res.answer));
+    EXPECT_GE(res.answer, 10u);
+    for (size_t looser = 0; looser <= t; ++looser) {
+      EXPECT_LE(ratio(res.answer, 10), targets[looser]) << res.summary;
+    }
+    uint32_t below = res.answer - 1;
+    while (!IsPrime(below)) --below;
+    EXPECT_GT(ratio(below, 10), targets[t]) << res.summary;
+    EXPECT_EQ(res.parameter, "maglev_table_size");
+    EXPECT_EQ(res.setting, "table_size=" + std::to_string(res.answer));
+    for (const TuneEstimate& e : res.estimates) {  // names do not matter
+      EXPECT_TRUE(e.successes == 0 || e.successes == e.draws) << e.points;
+    }
+    if (t == 1) ExpectLeastAndReproducible(r, res, below);
+  }
+}
+
+TEST(Tune64, BadInputsAreUsageErrors) {
+  TuneRequest r = ProfileRequest("envoy-ring", 10, 0.01, 0.9);
+  r.objective = TuneObjective::kExcessChurn;  // maglev's objective only
+  EXPECT_THROW(Tune(r), UsageError);
+  TuneOptions o;
+  o.nodes = 10;
+  o.max_over_mean = 1.1;
+  o.profile = "envoy-ring";
+  o.min_ring_size = 20;
+  o.max_ring_size = 10;
+  EXPECT_THROW(MakeTuneRequest(o), UsageError);  // minimum above maximum
+  o.profile = "envoy-maglev";
+  o.min_ring_size = o.max_ring_size = 0;
+  o.maglev_table_size = 65536;
+  EXPECT_THROW(MakeTuneRequest(o), UsageError);  // not a prime
+  o.profile = "jedis";
+  o.maglev_table_size = 7;
+  EXPECT_THROW(MakeTuneRequest(o), UsageError);  // not jedis's setting
 }
 
 TEST(Tune, BadInputsAreUsageErrors) {

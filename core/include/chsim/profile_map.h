@@ -30,6 +30,20 @@
 
 namespace chsim {
 
+// A count of 64-bit key hashes: up to 2^64 itself.
+using HashCount = unsigned __int128;
+
+// The key hashes each owner of a 64-bit ring holds, searched as Envoy's
+// ring_hash and Jedis do (the first point >= the hash, else the first
+// point): point k owns the hashes after point k-1 up to itself, so its arc is
+// points[k] - points[k-1], and point 0's wraps past 2^64 - 1: 2^64 -
+// points[last] + points[0] (2^64 for a ring whose points are all equal). An
+// equal point after the first owns nothing. out[owners[k]] += each arc.
+// REQUIRES: points sorted ascending, owners.size() == points.size(), every
+// owner < out.size(). Allocation-free.
+void RingArcCounts(std::span<const uint64_t> points, std::span<const uint32_t> owners,
+                   std::span<HashCount> out) noexcept;
+
 class ProfileMap {
  public:
   ProfileMap() = default;
@@ -60,6 +74,13 @@ class ProfileMap {
   std::span<const uint32_t> point_owners() const noexcept { return owners_; }
   // The maglev table: the owner of each entry; empty for the other engines.
   std::span<const uint32_t> table() const noexcept { return owners_table_; }
+
+  // Exact shares: out[i] += how many of the 2^64 key hashes node i (build
+  // index) owns, for the 64-bit rings (RingArcCounts) and the maglev table
+  // (entry e owns the hashes h with h % M == e: floor(2^64 / M), one more
+  // for e < 2^64 % M). False for rendezvous, which has none.
+  // REQUIRES: out.size() == num_nodes(). Allocation-free.
+  bool KeyHashCounts(std::span<HashCount> out) const noexcept;
 
  private:
   uint32_t RendezvousOwner(std::string_view key) const noexcept;
