@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal to core: xxHash64 and MurmurHash64A of a key shorter than 32
-// bytes (and of 8 or more) without a branch on its length, for HashBatch (chsim/hasher.h).
+// Internal to core: xxHash64 and MurmurHash64A of a key of 8 to 31 bytes
+// without a branch on its length, for HashBatch (chsim/hasher.h).
 //
 // Why: both hashes walk a key in 8-byte words, then a 4-byte word
 // (xxHash64), then single bytes, so a key's length decides how many steps
@@ -11,19 +11,19 @@
 // same value, at a fixed cost per key, and keys overlap freely in the
 // out-of-order window.
 //
-// Every read is inside the key (no over-read), hence the 8-byte minimum. Values equal
-// the reference functions (hasher.cc: libxxhash's XXH64 and Appleby's
-// MurmurHash64A) for every length below 32; tests/core/hash_batch_test.cc
-// compares them on lengths 0..300.
+// Every read is inside the key (no over-read), hence the 8-byte minimum.
+// Values equal the reference functions (hasher.cc: libxxhash's XXH64 and
+// Appleby's MurmurHash64A) for every length taken; tests/core/
+// hash_batch_test.cc and profile_map_search_test.cc compare them on lengths
+// 0..300.
 #ifndef CHSIM_CORE_SRC_HASH64_SHORT_H_
 #define CHSIM_CORE_SRC_HASH64_SHORT_H_
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-
-#include <algorithm>
 
 namespace chsim::hash64_short {
 
@@ -51,8 +51,8 @@ inline size_t Clamp(size_t off, size_t width, size_t len) noexcept {
   return std::min(off, len - width);
 }
 
-// XXH64(p, len, 0) for kMinLen <= len <= kMaxLen: XXH64_finalize's steps (xxhash.h,
-// Collet; the 0.8 format) after h = seed + PRIME64_5 + len.
+// XXH64(p, len, 0) for kMinLen <= len <= kMaxLen: XXH64_finalize's steps
+// (xxhash.h, Collet; the 0.8 format) after h = seed + PRIME64_5 + len.
 inline uint64_t Xxh64(const uint8_t* p, size_t len) noexcept {
   constexpr uint64_t kP1 = 0x9E3779B185EBCA87ull, kP2 = 0xC2B2AE3D27D4EB4Full;
   constexpr uint64_t kP3 = 0x165667B19E3779F9ull, kP4 = 0x85EBCA77C2B2AE63ull;

@@ -71,8 +71,9 @@ void Murmur64AKeys(std::span<const std::string_view> keys, std::span<uint64_t> o
   for (size_t i = 0; i < keys.size(); ++i) {
     const auto* p = reinterpret_cast<const uint8_t*>(keys[i].data());
     const size_t n = keys[i].size();
-    out[i] = n >= hash64_short::kMinLen && n <= hash64_short::kMaxLen ? hash64_short::Murmur64A(p, n, seed)
-                                                  : Murmur64A(p, n, seed);
+    out[i] = n >= hash64_short::kMinLen && n <= hash64_short::kMaxLen
+                 ? hash64_short::Murmur64A(p, n, seed)
+                 : Murmur64A(p, n, seed);
   }
 }
 
@@ -152,7 +153,7 @@ void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
     EachKey(keys, out, [](const void* d, size_t n) -> uint64_t {
       const auto* p = static_cast<const uint8_t*>(d);
       return n >= hash64_short::kMinLen && n <= hash64_short::kMaxLen ? hash64_short::Xxh64(p, n)
-                                                                     : XXH64(d, n, 0);
+                                                                      : XXH64(d, n, 0);
     });
     return;
   }

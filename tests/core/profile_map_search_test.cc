@@ -121,8 +121,8 @@ TEST(ProfileMapSearch, BatchedKeyHashesEqualTheReference) {
     std::vector<uint64_t> got(keys.views.size(), 0);
     HashBatch(h, keys.views, got);
     for (size_t i = 0; i < keys.views.size(); ++i) {
-      ASSERT_EQ(got[i], h(keys.views[i])) << name << " key #" << i << " length "
-                                          << keys.views[i].size();
+      ASSERT_EQ(got[i], h(keys.views[i]))
+          << name << " key #" << i << " length " << keys.views[i].size();
     }
   }
 }
