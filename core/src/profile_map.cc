@@ -114,8 +114,8 @@ void ProfileMap::BuildEnvoyRing(const Profile& p, std::span<const Node> nodes) {
   std::stable_sort(ring.begin(), ring.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [h, owner] : ring) {
-    points_.push_back(h);
-    owners_.push_back(owner);
+    ring_points_.push_back(h);
+    ring_owners_.push_back(owner);
   }
 }
 
@@ -187,27 +187,27 @@ void ProfileMap::BuildJedis(const Profile& p, std::span<const Node> nodes) {
             [](const Point& a, const Point& b) { return a.h != b.h ? a.h < b.h : a.seq < b.seq; });
   for (size_t k = 0; k < ring.size(); ++k) {
     if (k + 1 < ring.size() && ring[k + 1].h == ring[k].h) continue;  // the later put wins
-    points_.push_back(ring[k].h);
-    owners_.push_back(ring[k].owner);
+    ring_points_.push_back(ring[k].h);
+    ring_owners_.push_back(ring[k].owner);
   }
 }
 
 // The sentinels and the bucket index (profile_map.h): bits = floor(log2 of
 // the points), at least 1 and at most 24, as Ring's Buckets.
 void ProfileMap::BuildIndex() {
-  ring_size_ = points_.size();
+  ring_size_ = ring_points_.size();
   int bits = 1;
   while (bits < 24 && (size_t{2} << bits) <= ring_size_) ++bits;
   shift_ = 64 - bits;
   index_.assign((size_t{1} << bits) + 1, 0);
   size_t i = 0;
   for (size_t b = 0; b + 1 < index_.size(); ++b) {
-    while (i < ring_size_ && (points_[i] >> shift_) < b) ++i;
+    while (i < ring_size_ && (ring_points_[i] >> shift_) < b) ++i;
     index_[b] = static_cast<uint32_t>(i);
   }
   index_.back() = static_cast<uint32_t>(ring_size_);
-  points_.insert(points_.end(), kPad, std::numeric_limits<uint64_t>::max());
-  owners_.insert(owners_.end(), kPad, owners_.front());
+  ring_points_.insert(ring_points_.end(), kPad, std::numeric_limits<uint64_t>::max());
+  ring_owners_.insert(ring_owners_.end(), kPad, ring_owners_.front());
 }
 
 ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
@@ -284,26 +284,26 @@ uint32_t ProfileMap::Locate(std::string_view key) const noexcept {
 // overshoots; a sentinel (UINT64_MAX, never below h) stops it at the wrap.
 inline uint32_t ProfileMap::RingOwner(uint64_t h) const noexcept {
   const uint32_t first = index_[h >> shift_];
-  const uint64_t* p = points_.data() + first;
+  const uint64_t* p = ring_points_.data() + first;
   const uint32_t below = static_cast<uint32_t>(p[0] < h) + static_cast<uint32_t>(p[1] < h) +
                          static_cast<uint32_t>(p[2] < h) + static_cast<uint32_t>(p[3] < h);
   if (below == kPad) [[unlikely]]
-    return owners_[Crowded(h)];
-  return owners_[first + below];
+    return ring_owners_[Crowded(h)];
+  return ring_owners_[first + below];
 }
 
 uint32_t ProfileMap::Crowded(uint64_t h) const noexcept {
   // The answer is in [first + kPad, next bucket's first], whose last point
   // is >= h: a branchless lower bound (Khuong & Morin 2017), as Ring's.
   const uint64_t b = h >> shift_;
-  const uint64_t* base = points_.data() + index_[b] + kPad;
+  const uint64_t* base = ring_points_.data() + index_[b] + kPad;
   uint32_t len = index_[b + 1] + 1 - (index_[b] + static_cast<uint32_t>(kPad));
   while (len > 1) {
     const uint32_t half = len / 2;
     base = base[half - 1] < h ? base + half : base;
     len -= half;
   }
-  return static_cast<uint32_t>(base - points_.data());
+  return static_cast<uint32_t>(base - ring_points_.data());
 }
 
 uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
@@ -358,8 +358,8 @@ void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
 size_t ProfileMap::MemoryBytes() const noexcept {
   size_t bytes =
       sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +
-      points_.capacity() * sizeof(uint64_t) +
-      (owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
+      ring_points_.capacity() * sizeof(uint64_t) +
+      (ring_owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
   for (const Scorer& s : scorers_) bytes += s.name.capacity();
   return bytes;
 }

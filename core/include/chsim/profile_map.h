@@ -56,8 +56,10 @@ class ProfileMap {
   // The 64-bit rings' points in the program's search order (kJedis: signed
   // order, each point as the unsigned bits of its Java long), with the
   // owner of each; empty for the other engines.
-  std::span<const uint64_t> points() const noexcept { return {points_.data(), ring_size_}; }
-  std::span<const uint32_t> point_owners() const noexcept { return {owners_.data(), ring_size_}; }
+  std::span<const uint64_t> points() const noexcept { return {ring_points_.data(), ring_size_}; }
+  std::span<const uint32_t> point_owners() const noexcept {
+    return {ring_owners_.data(), ring_size_};
+  }
   // The maglev table: the owner of each entry; empty for the other engines.
   std::span<const uint32_t> table() const noexcept { return owners_table_; }
 
@@ -82,8 +84,9 @@ class ProfileMap {
   // The rings: ring_size_ sorted points (kJedis: sign bit flipped, so that
   // unsigned order is Java's signed order) and their owners, then kPad
   // sentinels: point UINT64_MAX owned by the first point's owner (the wrap).
-  std::vector<uint64_t> points_;
-  std::vector<uint32_t> owners_;
+  // points() and point_owners() are the ring without the sentinels.
+  std::vector<uint64_t> ring_points_;
+  std::vector<uint32_t> ring_owners_;
   size_t ring_size_ = 0;
   // A bucket index on the top bits of a hash: index_[b] is the first point
   // >= b << shift_ (2^bits + 1 entries, bits = floor(log2 of the points):
