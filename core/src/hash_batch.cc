@@ -9,6 +9,7 @@
 #include "chsim/md5_batch.h"
 #include "chsim/sha256_batch.h"
 #include "haproxy_full_hash.h"
+#include "hash64_short.h"
 
 // XXH3 inlined from the header of the same libxxhash (XXH_INLINE_ALL): for
 // short keys the call into the shared library costs as much as the hash
@@ -60,6 +61,19 @@ void Crc32Then(std::span<const std::string_view> keys, std::span<uint64_t> out, 
     else
       Crc32Batch(keys.subspan(i, m), c);
     for (size_t j = 0; j < m; ++j) out[i + j] = finish(c[j]);
+  }
+}
+
+// Murmur64A(key, seed) of each key: without branches on its length from
+// kMinLen to kMaxLen bytes (hash64_short.h), the reference otherwise.
+void Murmur64AKeys(std::span<const std::string_view> keys, std::span<uint64_t> out,
+                   uint64_t seed) noexcept {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(keys[i].data());
+    const size_t n = keys[i].size();
+    out[i] = n >= hash64_short::kMinLen && n <= hash64_short::kMaxLen
+                 ? hash64_short::Murmur64A(p, n, seed)
+                 : Murmur64A(p, n, seed);
   }
 }
 
@@ -135,6 +149,16 @@ void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
     for (size_t i = 0; i < keys.size(); ++i) out[i] = XXH3_64bits(keys[i].data(), keys[i].size());
     return;
   }
+  if (hasher.fn == &HashXxh64) {
+    EachKey(keys, out, [](const void* d, size_t n) -> uint64_t {
+      const auto* p = static_cast<const uint8_t*>(d);
+      return n >= hash64_short::kMinLen && n <= hash64_short::kMaxLen ? hash64_short::Xxh64(p, n)
+                                                                      : XXH64(d, n, 0);
+    });
+    return;
+  }
+  if (hasher.fn == &HashJedisMurmur) return Murmur64AKeys(keys, out, 0x1234ABCD);
+  if (hasher.fn == &HashEnvoyMurmur2) return Murmur64AKeys(keys, out, 0xc70f6907);
   const HashFn fn = hasher.fn;
   if (HashBatchFast(fn, keys, out)) return;
   for (size_t i = 0; i < keys.size(); ++i) out[i] = fn(keys[i].data(), keys[i].size());

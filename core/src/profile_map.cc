@@ -114,8 +114,8 @@ void ProfileMap::BuildEnvoyRing(const Profile& p, std::span<const Node> nodes) {
   std::stable_sort(ring.begin(), ring.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [h, owner] : ring) {
-    points_.push_back(h);
-    owners_.push_back(owner);
+    ring_points_.push_back(h);
+    ring_owners_.push_back(owner);
   }
 }
 
@@ -187,22 +187,27 @@ void ProfileMap::BuildJedis(const Profile& p, std::span<const Node> nodes) {
             [](const Point& a, const Point& b) { return a.h != b.h ? a.h < b.h : a.seq < b.seq; });
   for (size_t k = 0; k < ring.size(); ++k) {
     if (k + 1 < ring.size() && ring[k + 1].h == ring[k].h) continue;  // the later put wins
-    points_.push_back(ring[k].h);
-    owners_.push_back(ring[k].owner);
+    ring_points_.push_back(ring[k].h);
+    ring_owners_.push_back(ring[k].owner);
   }
 }
 
+// The sentinels and the bucket index (profile_map.h): bits = floor(log2 of
+// the points), at least 1 and at most 24, as Ring's Buckets.
 void ProfileMap::BuildIndex() {
+  ring_size_ = ring_points_.size();
   int bits = 1;
-  while (bits < 24 && (size_t{1} << bits) < points_.size()) ++bits;
+  while (bits < 24 && (size_t{2} << bits) <= ring_size_) ++bits;
   shift_ = 64 - bits;
   index_.assign((size_t{1} << bits) + 1, 0);
   size_t i = 0;
-  for (size_t b = 0; b < index_.size() - 1; ++b) {
-    while (i < points_.size() && (points_[i] >> shift_) < b) ++i;
+  for (size_t b = 0; b + 1 < index_.size(); ++b) {
+    while (i < ring_size_ && (ring_points_[i] >> shift_) < b) ++i;
     index_[b] = static_cast<uint32_t>(i);
   }
-  index_.back() = static_cast<uint32_t>(points_.size());
+  index_.back() = static_cast<uint32_t>(ring_size_);
+  ring_points_.insert(ring_points_.end(), kPad, std::numeric_limits<uint64_t>::max());
+  ring_owners_.insert(ring_owners_.end(), kPad, ring_owners_.front());
 }
 
 ProfileMap ProfileMap::Build(const Profile& p, std::span<const Node> nodes) {
@@ -273,21 +278,55 @@ uint32_t ProfileMap::Locate(std::string_view key) const noexcept {
   return LocateHash(HashKey(key));
 }
 
+// Envoy Ring::chooseHost (libketama's search) and Jedis tailMap: the first
+// point >= h, else the first point. Points past h's bucket are >= its end >
+// h, so the count of the kPad points from the bucket's start below h never
+// overshoots; a sentinel (UINT64_MAX, never below h) stops it at the wrap.
+inline uint32_t ProfileMap::RingOwner(uint64_t h) const noexcept {
+  const uint32_t first = index_[h >> shift_];
+  const uint64_t* p = ring_points_.data() + first;
+  const uint32_t below = static_cast<uint32_t>(p[0] < h) + static_cast<uint32_t>(p[1] < h) +
+                         static_cast<uint32_t>(p[2] < h) + static_cast<uint32_t>(p[3] < h);
+  if (below == kPad) [[unlikely]]
+    return ring_owners_[Crowded(h)];
+  return ring_owners_[first + below];
+}
+
+uint32_t ProfileMap::Crowded(uint64_t h) const noexcept {
+  // The answer is in [first + kPad, next bucket's first], whose last point
+  // is >= h: a branchless lower bound (Khuong & Morin 2017), as Ring's.
+  const uint64_t b = h >> shift_;
+  const uint64_t* base = ring_points_.data() + index_[b] + kPad;
+  uint32_t len = index_[b + 1] + 1 - (index_[b] + static_cast<uint32_t>(kPad));
+  while (len > 1) {
+    const uint32_t half = len / 2;
+    base = base[half - 1] < h ? base + half : base;
+    len -= half;
+  }
+  return static_cast<uint32_t>(base - ring_points_.data());
+}
+
 uint32_t ProfileMap::LocateHash(uint64_t h) const noexcept {
-  if (engine_ == Engine::kEnvoyMaglev) return owners_table_[h % owners_table_.size()];
-  if (engine_ == Engine::kEnvoyRing || engine_ == Engine::kJedis) {
-    // Envoy Ring::chooseHost (libketama's search) and Jedis tailMap: the
-    // first point >= h, else the first point.
-    if (engine_ == Engine::kJedis) h ^= kSignBit;
-    const uint64_t b = h >> shift_;
-    size_t i = index_[b];
-    const size_t end = index_[b + 1];  // its point is >= the next bucket's start > h
-    while (i < end && points_[i] < h) ++i;
-    return owners_[i == points_.size() ? 0 : i];
+  switch (engine_) {
+    case Engine::kEnvoyMaglev:
+      return owners_table_[h % owners_table_.size()];
+    case Engine::kEnvoyRing:
+      return RingOwner(h);
+    case Engine::kJedis:
+      return RingOwner(h ^ kSignBit);
+    default:
+      break;
   }
   char text[20];
   const auto end = std::to_chars(text, text + sizeof(text), h).ptr;
   return RendezvousOwner(std::string_view(text, static_cast<size_t>(end - text)));
+}
+
+// out[i] = f(hashes[i]): one engine's lookup inlined over a block of hashes,
+// whose lookups are independent, so their loads overlap.
+template <typename F>
+static void EachHash(std::span<const uint64_t> hashes, uint32_t* out, F f) noexcept {
+  for (size_t i = 0; i < hashes.size(); ++i) out[i] = f(hashes[i]);
 }
 
 void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
@@ -296,14 +335,23 @@ void ProfileMap::LocateBatch(std::span<const std::string_view> keys,
     for (size_t i = 0; i < keys.size(); ++i) out[i] = RendezvousOwner(keys[i]);
     return;
   }
-  // Hash a block of keys, then look them up: the lookups of a block are
-  // independent, so their loads overlap.
-  constexpr size_t kBlock = 64;
+  // Hash a block of keys (HashBatch), then look them up.
+  constexpr size_t kBlock = 256;
   uint64_t hashes[kBlock];
+  const uint32_t* table = owners_table_.data();
+  const uint64_t m = owners_table_.size();
   for (size_t start = 0; start < keys.size(); start += kBlock) {
     const size_t n = std::min(kBlock, keys.size() - start);
+    const std::span<const uint64_t> hs(hashes, n);
     HashBatch(*key_hasher_, keys.subspan(start, n), {hashes, n});
-    for (size_t i = 0; i < n; ++i) out[start + i] = LocateHash(hashes[i]);
+    uint32_t* o = out.data() + start;
+    if (engine_ == Engine::kEnvoyMaglev) {
+      EachHash(hs, o, [&](uint64_t h) { return table[h % m]; });
+    } else if (engine_ == Engine::kEnvoyRing) {
+      EachHash(hs, o, [this](uint64_t h) { return RingOwner(h); });
+    } else {
+      EachHash(hs, o, [this](uint64_t h) { return RingOwner(h ^ kSignBit); });
+    }
   }
 }
 
@@ -317,7 +365,7 @@ void RingArcCounts(std::span<const uint64_t> points, std::span<const uint32_t> o
 
 bool ProfileMap::KeyHashCounts(std::span<HashCount> out) const noexcept {
   if (engine_ == Engine::kEnvoyRing || engine_ == Engine::kJedis) {
-    RingArcCounts(points_, owners_, out);  // Jedis's flipped sign bit keeps every arc
+    RingArcCounts(points(), point_owners(), out);  // Jedis's flipped sign bit keeps every arc
     return true;
   }
   if (engine_ != Engine::kEnvoyMaglev) return false;
@@ -331,8 +379,8 @@ bool ProfileMap::KeyHashCounts(std::span<HashCount> out) const noexcept {
 size_t ProfileMap::MemoryBytes() const noexcept {
   size_t bytes =
       sizeof(ProfileMap) + scorers_.capacity() * sizeof(Scorer) +
-      points_.capacity() * sizeof(uint64_t) +
-      (owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
+      ring_points_.capacity() * sizeof(uint64_t) +
+      (ring_owners_.capacity() + owners_table_.capacity() + index_.capacity()) * sizeof(uint32_t);
   for (const Scorer& s : scorers_) bytes += s.name.capacity();
   return bytes;
 }

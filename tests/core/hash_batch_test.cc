@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // HashBatch (the simulator's and Ring::LocateBatch's block hashing: SIMD MD5
 // for md5/md5_64, inline XXH3, slicing-by-8 CRC-32 for the crc32 family,
-// sdbm and djb2 8 bytes a step) gives what each hasher gives key by key, for
+// sdbm and djb2 8 bytes a step, branch-free xxHash64 and MurmurHash64A of
+// 8-31-byte keys) gives what each hasher gives key by key, for
 // every registered hasher and every key length 0..300 (across the one-block
 // MD5 limit, PHP memcache's 250-byte cut and every 8-byte tail).
 // (The hashers themselves are pinned to their reference libraries in

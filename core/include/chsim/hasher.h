@@ -41,7 +41,8 @@ const Hasher& GetHasher(std::string_view name);
 
 // out[i] = hasher(keys[i]) for every i: the same values, faster for blocks of
 // keys: md5 and md5_64 by multi-buffer SIMD MD5 under 56 bytes (md5_batch.h), xxh3 inline, the
-// CRC-32 hashers by slicing-by-8 (crc32.h), sdbm and djb2 (and their avalanche) 8 bytes a step;
+// CRC-32 hashers by slicing-by-8 (crc32.h), sdbm and djb2 (and their avalanche) 8 bytes a step,
+// xxh64, jedis_murmur and envoy_murmur2 without branches on the length of 8-31-byte keys;
 // the others key by key. REQUIRES: out.size() >= keys.size().
 void HashBatch(const Hasher& hasher, std::span<const std::string_view> keys,
                std::span<uint64_t> out) noexcept;

@@ -70,8 +70,10 @@ class ProfileMap {
   // The 64-bit rings' points in the program's search order (kJedis: signed
   // order, each point as the unsigned bits of its Java long), with the
   // owner of each; empty for the other engines.
-  std::span<const uint64_t> points() const noexcept { return points_; }
-  std::span<const uint32_t> point_owners() const noexcept { return owners_; }
+  std::span<const uint64_t> points() const noexcept { return {ring_points_.data(), ring_size_}; }
+  std::span<const uint32_t> point_owners() const noexcept {
+    return {ring_owners_.data(), ring_size_};
+  }
   // The maglev table: the owner of each entry; empty for the other engines.
   std::span<const uint32_t> table() const noexcept { return owners_table_; }
 
@@ -83,7 +85,15 @@ class ProfileMap {
   bool KeyHashCounts(std::span<HashCount> out) const noexcept;
 
  private:
+  static constexpr size_t kPad = 4;  // points compared per ring lookup; sentinels
+
   uint32_t RendezvousOwner(std::string_view key) const noexcept;
+  // The owner of the first point >= h (h already in the ring's order), else
+  // of the first point.
+  uint32_t RingOwner(uint64_t h) const noexcept;
+  // RingOwner's answer (a point index) when the kPad points from h's bucket
+  // start are all below h.
+  [[gnu::pure]] uint32_t Crowded(uint64_t h) const noexcept;
   void BuildEnvoyRing(const Profile& p, std::span<const Node> nodes);
   void BuildEnvoyMaglev(const Profile& p, std::span<const Node> nodes);
   void BuildJedis(const Profile& p, std::span<const Node> nodes);
@@ -92,13 +102,17 @@ class ProfileMap {
   Engine engine_ = Engine::kRendezvous;
   const Hasher* key_hasher_ = nullptr;
   size_t num_nodes_ = 0;
-  // The rings: sorted points (kJedis: sign bit flipped, so that unsigned
-  // order is Java's signed order) and their owners.
-  std::vector<uint64_t> points_;
-  std::vector<uint32_t> owners_;
+  // The rings: ring_size_ sorted points (kJedis: sign bit flipped, so that
+  // unsigned order is Java's signed order) and their owners, then kPad
+  // sentinels: point UINT64_MAX owned by the first point's owner (the wrap).
+  // points() and point_owners() are the ring without the sentinels.
+  std::vector<uint64_t> ring_points_;
+  std::vector<uint32_t> ring_owners_;
+  size_t ring_size_ = 0;
   // A bucket index on the top bits of a hash: index_[b] is the first point
-  // >= b << shift_ (2^bits + 1 entries, about one point per bucket), so a
-  // search scans a bucket instead of bisecting the ring.
+  // >= b << shift_ (2^bits + 1 entries, bits = floor(log2 of the points):
+  // 1-2 points per bucket), as Ring's (chsim/ring.h): a lookup counts,
+  // without branches, the kPad points from its bucket's start below the hash.
   std::vector<uint32_t> index_;
   int shift_ = 63;
   std::vector<uint32_t> owners_table_;  // maglev
