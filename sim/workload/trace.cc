@@ -19,6 +19,11 @@
 #include "sim/base/json_reader.h"
 #include "sim/base/text_file.h"
 
+// XXH3 inlined from libxxhash's header (XXH_INLINE_ALL): the object ids of
+// short keys are hashed from registers with its own constants and mixers.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace chsim::sim {
 namespace {
 
@@ -446,6 +451,29 @@ inline size_t RenderDecimal(uint64_t v, char* out) noexcept {
   return 16 + Significant(top) - 4;
 }
 
+// XXH3-64 with seed 0 (ObjectId) of a key of `digits` <= 8 bytes held in the
+// top bytes of the little-endian word `text` (as RenderDecimal's low chunk
+// holds it), from the register: XXH3's 1-3 and 4-8 byte cases (xxhash.h,
+// XXH3_len_1to3_64b and XXH3_len_4to8_64b, default secret).
+inline uint64_t ShortKeyXxh3(uint64_t text, size_t digits) noexcept {
+  const auto secret = [](size_t at) {
+    uint64_t w;
+    std::memcpy(&w, XXH3_kSecret + at, 8);
+    return w;
+  };
+  const uint64_t key = text >> (64 - 8 * digits);  // the key's bytes from byte 0
+  if (digits >= 4) {
+    const uint64_t input1 = static_cast<uint32_t>(key), input2 = text >> 32;
+    const uint64_t keyed = (input2 + (input1 << 32)) ^ (secret(8) ^ secret(16));
+    return XXH3_rrmxmx(keyed, digits);
+  }
+  const uint32_t c1 = static_cast<uint8_t>(key), c2 = static_cast<uint8_t>(key >> (8 * (digits >> 1)));
+  const uint32_t c3 = static_cast<uint8_t>(text >> 56);
+  const uint32_t combined = c1 << 16 | c2 << 24 | c3 | static_cast<uint32_t>(digits) << 8;
+  const uint64_t bitflip = static_cast<uint32_t>(secret(0) ^ (secret(0) >> 32));
+  return XXH64_avalanche(combined ^ bitflip);
+}
+
 // 24-byte records, parsed where they were read: each key (the id in decimal)
 // is rendered straight into the block, sizes and ops written in place.
 class OracleTrace final : public RequestReader {
@@ -462,17 +490,27 @@ class OracleTrace final : public RequestReader {
     k.keys.resize(count);
     block->sizes.resize(count);
     block->ops.assign(count, RequestOp::kRead);
+    block->ids.resize(count);
     // Locals: the byte stores may alias any pointer kept in memory.
     const char* r = buf_.data() + at_;
     char* slot = k.bytes.data();
     std::string_view* keys = k.keys.data();
     uint32_t* sizes = block->sizes.data();
+    uint64_t* ids = block->ids.data();
     for (size_t j = 0; j < count; ++j, r += kOracleRecord, slot += kDigits) {
       uint64_t id;
       std::memcpy(&id, r + 4, 8);  // little-endian records on a little-endian host
       std::memcpy(&sizes[j], r + 12, 4);
       const size_t digits = RenderDecimal(id, slot);
-      keys[j] = std::string_view(slot + kDigits - digits, digits);
+      const char* key = slot + kDigits - digits;
+      keys[j] = std::string_view(key, digits);
+      if (digits <= 8) {
+        uint64_t text;
+        std::memcpy(&text, slot + kDigits - 8, 8);  // the word just stored: forwarded
+        ids[j] = ShortKeyXxh3(text, digits);
+      } else {
+        ids[j] = XXH3_64bits(key, digits);
+      }
     }
     at_ += count * kOracleRecord;
     records_ += count;
