@@ -110,7 +110,7 @@ size_t NodeCache::MemoryBytes() const noexcept {
 
 // The entry a miss would evict next (a list's tail), the entry before it
 // (its unlinking writes there) and its group (its slot is erased).
-void NodeCache::PrefetchVictim() const noexcept {
+[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() const noexcept {
   const List& l = lists_[policy_ == CachePolicy::kS3Fifo && lists_[kSmall].count ? kSmall : kMain];
   if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
@@ -120,7 +120,7 @@ void NodeCache::PrefetchVictim() const noexcept {
 
 // The first empty slot from the home group on; each full group passed counts
 // one more id placed beyond it (saturating: a group at the limit keeps it).
-void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
+[[gnu::always_inline]] inline void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
@@ -138,7 +138,7 @@ void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
 
 // Empties the slot, and takes the id off the overflow counts of the groups
 // its placing passed (those before its own).
-void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
+[[gnu::always_inline]] inline void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
@@ -258,6 +258,43 @@ bool NodeCache::Get(uint64_t id, uint32_t size, const Probe& p) noexcept {
   return false;
 }
 
+// Get with the LRU and FIFO paths inline (the replay's common case); the
+// miss's insertion and the other policies out of line.
+[[gnu::always_inline]] inline bool NodeCache::Serve(uint64_t id, uint32_t size,
+                                                    const Probe& p) noexcept {
+  if (policy_ != CachePolicy::kLru && policy_ != CachePolicy::kFifo) return Get(id, size, p);
+  const uint32_t i = FindFrom(p.epoch == epoch_ ? p : ProbeOf(id), id);
+  if (i == kNil) {
+    const List& l = lists_[kMain];
+    if (!by_bytes_ && l.count == capacity_ && l.tail != kNil) {
+      ReplaceTail(id, size);
+    } else {
+      Admit(kMain, id, size);
+    }
+    return false;
+  }
+  if (policy_ == CachePolicy::kLru) MoveToHead(i);
+  return true;
+}
+
+// A miss of a full LRU or FIFO cache of objects: what Admit does there (the
+// tail dropped, its slot erased, the object placed in the entry the tail
+// freed and pushed at the head), in one step with no free-list round trip.
+[[gnu::noinline]] void NodeCache::ReplaceTail(uint64_t id, uint32_t size) noexcept {
+  List& l = lists_[kMain];
+  const uint32_t t = l.tail;
+  Entry& e = entries_[t];
+  EraseSlot(e.id, t);
+  l.tail = e.prev;
+  (e.prev != kNil ? entries_[e.prev].next : l.head) = kNil;
+  stored_bytes_ = stored_bytes_ - e.size + size;
+  e = Entry{id, size, kNil, l.head, 0, kMain};
+  (l.head != kNil ? entries_[l.head].prev : l.tail) = t;
+  l.head = t;
+  PlaceSlot(id, t);
+  PrefetchVictim();
+}
+
 bool NodeCache::GetS3Fifo(uint32_t i, uint64_t id, uint32_t size) noexcept {
   if (i != kNil && entries_[i].queue != kGhost) {
     Entry& e = entries_[i];
@@ -275,7 +312,7 @@ bool NodeCache::GetS3Fifo(uint32_t i, uint64_t id, uint32_t size) noexcept {
 
 // A miss: makes room and inserts the object at the head of `q`, unless it
 // is larger than the policy admits.
-void NodeCache::Admit(Queue q, uint64_t id, uint32_t size) noexcept {
+[[gnu::noinline]] void NodeCache::Admit(Queue q, uint64_t id, uint32_t size) noexcept {
   const uint64_t charge = Charge(size);
   if (charge > admit_limit_) return;
   MakeRoom(charge);
@@ -381,9 +418,12 @@ void NodeCache::Release() noexcept {
   max_entries_ = 0;
 }
 
-void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
-                   std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
-                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+// The loop of ServeRequests; cache_of(j) is request j's cache.
+template <typename CacheOf>
+[[gnu::always_inline]] inline void ServeLoop(CacheOf cache_of, std::span<const uint64_t> ids,
+                                             std::span<const uint32_t> sizes,
+                                             std::span<const RequestOp> ops,
+                                             std::span<uint8_t> hits) noexcept {
   // While request j is served, request j + kAim has its probe made and its
   // group fetched, and request j + kEntries its entries fetched.
   constexpr size_t kAim = 16, kEntries = 8, kRing = 32;
@@ -391,22 +431,33 @@ void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
   const size_t m = ids.size();
   NodeCache::Probe probe[kRing];
   for (size_t k = 0; k < std::min(m, kAim); ++k) {
-    probe[k] = caches[owners[k]]->Aim(ids[k]);
-    if (k < kEntries) caches[owners[k]]->PrefetchEntries(probe[k]);
+    probe[k] = cache_of(k).Aim(ids[k]);
+    if (k < kEntries) cache_of(k).PrefetchEntries(probe[k]);
   }
   for (size_t j = 0; j < m; ++j) {
-    if (j + kAim < m) probe[(j + kAim) % kRing] = caches[owners[j + kAim]]->Aim(ids[j + kAim]);
-    if (j + kEntries < m) {
-      caches[owners[j + kEntries]]->PrefetchEntries(probe[(j + kEntries) % kRing]);
-    }
-    NodeCache& c = *caches[owners[j]];
+    if (j + kAim < m) probe[(j + kAim) % kRing] = cache_of(j + kAim).Aim(ids[j + kAim]);
+    if (j + kEntries < m) cache_of(j + kEntries).PrefetchEntries(probe[(j + kEntries) % kRing]);
+    NodeCache& c = cache_of(j);
     if (ops[j] == RequestOp::kRead) {
-      hits[j] = c.Get(ids[j], sizes[j], probe[j % kRing]);
+      hits[j] = c.Serve(ids[j], sizes[j], probe[j % kRing]);
     } else {
       c.Erase(ids[j]);
       hits[j] = 0;
     }
   }
+}
+
+void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
+                   std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+  if (ids.empty()) return;
+  const uint32_t first = owners[0];
+  if (std::all_of(owners.begin(), owners.end(), [first](uint32_t o) { return o == first; })) {
+    NodeCache& only = *caches[first];  // one cache: no lookup of it per request
+    return ServeLoop([&only](size_t) -> NodeCache& { return only; }, ids, sizes, ops, hits);
+  }
+  ServeLoop([caches, owners](size_t j) -> NodeCache& { return *caches[owners[j]]; }, ids, sizes,
+            ops, hits);
 }
 
 }  // namespace chsim::sim

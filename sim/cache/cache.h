@@ -86,9 +86,9 @@ class NodeCache {
   size_t MemoryBytes() const noexcept;
 
  private:
-  friend void ServeRequests(NodeCache* const*, std::span<const uint32_t>, std::span<const uint64_t>,
-                            std::span<const uint32_t>, std::span<const RequestOp>,
-                            std::span<uint8_t>) noexcept;
+  template <typename CacheOf>
+  friend void ServeLoop(CacheOf, std::span<const uint64_t>, std::span<const uint32_t>,
+                        std::span<const RequestOp>, std::span<uint8_t>) noexcept;
   // Where an id's lookup starts (its home group and tag), for ServeRequests
   // to run ahead of Get: Aim makes it and brings the group towards the CPU;
   // PrefetchEntries (once the group is near) brings the entries its tags
@@ -103,6 +103,7 @@ class NodeCache {
   Probe Aim(uint64_t id) const noexcept;
   void PrefetchEntries(const Probe& p) const noexcept;
   bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
+  bool Serve(uint64_t id, uint32_t size, const Probe& p) noexcept;  // Get, inlined
 
   static constexpr uint32_t kNil = UINT32_MAX;
   enum Queue : uint8_t { kMain = 0, kSmall = 1, kGhost = 2 };  // lru/fifo/clock use kMain
@@ -159,6 +160,7 @@ class NodeCache {
   void Drop(uint32_t i) noexcept;  // unlinks, then Free
   // Policies.
   void Admit(Queue q, uint64_t id, uint32_t size) noexcept;
+  void ReplaceTail(uint64_t id, uint32_t size) noexcept;
   void MakeRoom(uint64_t charge) noexcept;
   void EvictClock() noexcept;
   void EvictSmall() noexcept;

@@ -223,7 +223,8 @@ TEST(CacheTest, CrowdedHomeGroupsMatchPlainModel) {
 }
 
 // ServeRequests (prefetching ahead, requests for one id close together,
-// several caches, blocks of any length) answers as Get and Erase one by one.
+// several caches or one, blocks of any length) answers as Get and Erase one
+// by one.
 TEST(CacheTest, ServeRequestsMatchesPlainModel) {
   for (CachePolicy p : kAll) {
     std::vector<std::unique_ptr<NodeCache>> owned;
@@ -244,7 +245,9 @@ TEST(CacheTest, ServeRequestsMatchesPlainModel) {
         for (size_t j = 0; j < block; ++j) {
           const uint64_t x = rng.Next();
           ids[j] = Mix((x & 7) ? Bounded(rng.Next(), 40) : Bounded(x, 2000));
-          owners[j] = static_cast<uint32_t>(ids[j] % caches.size());
+          // Odd rounds send the whole block to one cache (ServeRequests' one-cache loop).
+          owners[j] = round % 2 ? static_cast<uint32_t>(round % caches.size())
+                                : static_cast<uint32_t>(ids[j] % caches.size());
           ops[j] = Bounded(rng.Next(), 25) == 0 ? RequestOp::kDelete : RequestOp::kRead;
         }
         ServeRequests(caches.data(), owners, ids, sizes, ops, hits);
