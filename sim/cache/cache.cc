@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/cache/cache.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <new>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -16,7 +20,28 @@ constexpr uint8_t kMaxFrequency = 3;  // S3-FIFO's 2-bit counter
 constexpr uint8_t kMoveToMain = 2;    // hits in S that move an object to M
 constexpr size_t kDefaultEntries = 1024;
 
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr std::align_val_t kLine{64};
+
 }  // namespace
+
+void* AllocateCacheStorage(size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes, kLine);
+  void* p = std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  if (p == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  ::madvise(p, (bytes + kHugePage - 1) / kHugePage * kHugePage, MADV_HUGEPAGE);  // a hint
+#endif
+  return p;
+}
+
+void FreeCacheStorage(void* p, size_t bytes) noexcept {
+  if (bytes < kHugePage) {
+    ::operator delete(p, kLine);
+  } else {
+    std::free(p);
+  }
+}
 
 NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
                      uint64_t expected_objects)
@@ -411,8 +436,8 @@ void NodeCache::Clear() noexcept {
 
 void NodeCache::Release() noexcept {
   Clear();
-  std::vector<Entry>().swap(entries_);
-  std::vector<Group>(1, Group{}).swap(groups_);
+  decltype(entries_)().swap(entries_);
+  decltype(groups_)(1, Group{}).swap(groups_);
   group_count_ = 1;
   ++epoch_;
   max_entries_ = 0;

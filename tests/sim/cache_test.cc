@@ -375,6 +375,28 @@ TEST(CacheTest, ObjectsCacheNeverGrows) {
   }
 }
 
+// A cache whose slab and table take 2 MiB and more (huge-page storage):
+// LRU order over 200,000 objects, a copy that continues like its source,
+// and Release then reuse.
+TEST(CacheTest, LargeCacheKeepsLruOrder) {
+  constexpr uint64_t kCap = 200000;
+  NodeCache c(CachePolicy::kLru, kCap, false);
+  ASSERT_GE(c.MemoryBytes(), size_t{4} << 20);
+  for (uint64_t i = 0; i < kCap; ++i) ASSERT_FALSE(c.Get(Mix(i), 1)) << i;
+  for (uint64_t i = 0; i < kCap; ++i) ASSERT_TRUE(c.Get(Mix(i), 1)) << i;
+  for (uint64_t i = kCap; i < kCap + kCap / 2; ++i) ASSERT_FALSE(c.Get(Mix(i), 1)) << i;
+  NodeCache copy(c);
+  for (NodeCache* x : {&c, &copy}) {
+    for (uint64_t i = kCap / 2; i < kCap + kCap / 2; ++i) ASSERT_TRUE(x->Get(Mix(i), 1)) << i;
+    ASSERT_FALSE(x->Get(Mix(0), 1));  // evicted by the new half
+    EXPECT_EQ(x->objects(), kCap);
+  }
+  c.Release();
+  EXPECT_EQ(c.objects(), 0u);
+  EXPECT_FALSE(c.Get(Mix(7), 1));
+  EXPECT_TRUE(c.Get(Mix(7), 1));
+}
+
 TEST(CacheTest, PolicyNames) {
   for (std::string_view n : CachePolicyNames()) {
     ASSERT_TRUE(FindCachePolicy(n).has_value());
