@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/cache/cache.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <new>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -16,7 +20,28 @@ constexpr uint8_t kMaxFrequency = 3;  // S3-FIFO's 2-bit counter
 constexpr uint8_t kMoveToMain = 2;    // hits in S that move an object to M
 constexpr size_t kDefaultEntries = 1024;
 
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr std::align_val_t kLine{64};
+
 }  // namespace
+
+void* AllocateCacheStorage(size_t bytes) {
+  if (bytes < kHugePage) return ::operator new(bytes, kLine);
+  void* p = std::aligned_alloc(kHugePage, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  if (p == nullptr) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+  ::madvise(p, (bytes + kHugePage - 1) / kHugePage * kHugePage, MADV_HUGEPAGE);  // a hint
+#endif
+  return p;
+}
+
+void FreeCacheStorage(void* p, size_t bytes) noexcept {
+  if (bytes < kHugePage) {
+    ::operator delete(p, kLine);
+  } else {
+    std::free(p);
+  }
+}
 
 NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
                      uint64_t expected_objects)
@@ -110,7 +135,7 @@ size_t NodeCache::MemoryBytes() const noexcept {
 
 // The entry a miss would evict next (a list's tail), the entry before it
 // (its unlinking writes there) and its group (its slot is erased).
-void NodeCache::PrefetchVictim() const noexcept {
+[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() const noexcept {
   const List& l = lists_[policy_ == CachePolicy::kS3Fifo && lists_[kSmall].count ? kSmall : kMain];
   if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
@@ -120,7 +145,7 @@ void NodeCache::PrefetchVictim() const noexcept {
 
 // The first empty slot from the home group on; each full group passed counts
 // one more id placed beyond it (saturating: a group at the limit keeps it).
-void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
+[[gnu::always_inline]] inline void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
@@ -138,7 +163,7 @@ void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
 
 // Empties the slot, and takes the id off the overflow counts of the groups
 // its placing passed (those before its own).
-void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
+[[gnu::always_inline]] inline void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
   const Probe p = ProbeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
@@ -258,6 +283,43 @@ bool NodeCache::Get(uint64_t id, uint32_t size, const Probe& p) noexcept {
   return false;
 }
 
+// Get with the LRU and FIFO paths inline (the replay's common case); the
+// miss's insertion and the other policies out of line.
+[[gnu::always_inline]] inline bool NodeCache::Serve(uint64_t id, uint32_t size,
+                                                    const Probe& p) noexcept {
+  if (policy_ != CachePolicy::kLru && policy_ != CachePolicy::kFifo) return Get(id, size, p);
+  const uint32_t i = FindFrom(p.epoch == epoch_ ? p : ProbeOf(id), id);
+  if (i == kNil) {
+    const List& l = lists_[kMain];
+    if (!by_bytes_ && l.count == capacity_ && l.tail != kNil) {
+      ReplaceTail(id, size);
+    } else {
+      Admit(kMain, id, size);
+    }
+    return false;
+  }
+  if (policy_ == CachePolicy::kLru) MoveToHead(i);
+  return true;
+}
+
+// A miss of a full LRU or FIFO cache of objects: what Admit does there (the
+// tail dropped, its slot erased, the object placed in the entry the tail
+// freed and pushed at the head), in one step with no free-list round trip.
+[[gnu::noinline]] void NodeCache::ReplaceTail(uint64_t id, uint32_t size) noexcept {
+  List& l = lists_[kMain];
+  const uint32_t t = l.tail;
+  Entry& e = entries_[t];
+  EraseSlot(e.id, t);
+  l.tail = e.prev;
+  (e.prev != kNil ? entries_[e.prev].next : l.head) = kNil;
+  stored_bytes_ = stored_bytes_ - e.size + size;
+  e = Entry{id, size, kNil, l.head, 0, kMain};
+  (l.head != kNil ? entries_[l.head].prev : l.tail) = t;
+  l.head = t;
+  PlaceSlot(id, t);
+  PrefetchVictim();
+}
+
 bool NodeCache::GetS3Fifo(uint32_t i, uint64_t id, uint32_t size) noexcept {
   if (i != kNil && entries_[i].queue != kGhost) {
     Entry& e = entries_[i];
@@ -275,7 +337,7 @@ bool NodeCache::GetS3Fifo(uint32_t i, uint64_t id, uint32_t size) noexcept {
 
 // A miss: makes room and inserts the object at the head of `q`, unless it
 // is larger than the policy admits.
-void NodeCache::Admit(Queue q, uint64_t id, uint32_t size) noexcept {
+[[gnu::noinline]] void NodeCache::Admit(Queue q, uint64_t id, uint32_t size) noexcept {
   const uint64_t charge = Charge(size);
   if (charge > admit_limit_) return;
   MakeRoom(charge);
@@ -374,16 +436,19 @@ void NodeCache::Clear() noexcept {
 
 void NodeCache::Release() noexcept {
   Clear();
-  std::vector<Entry>().swap(entries_);
-  std::vector<Group>(1, Group{}).swap(groups_);
+  decltype(entries_)().swap(entries_);
+  decltype(groups_)(1, Group{}).swap(groups_);
   group_count_ = 1;
   ++epoch_;
   max_entries_ = 0;
 }
 
-void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
-                   std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
-                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+// The loop of ServeRequests; cache_of(j) is request j's cache.
+template <typename CacheOf>
+[[gnu::always_inline]] inline void ServeLoop(CacheOf cache_of, std::span<const uint64_t> ids,
+                                             std::span<const uint32_t> sizes,
+                                             std::span<const RequestOp> ops,
+                                             std::span<uint8_t> hits) noexcept {
   // While request j is served, request j + kAim has its probe made and its
   // group fetched, and request j + kEntries its entries fetched.
   constexpr size_t kAim = 16, kEntries = 8, kRing = 32;
@@ -391,22 +456,33 @@ void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
   const size_t m = ids.size();
   NodeCache::Probe probe[kRing];
   for (size_t k = 0; k < std::min(m, kAim); ++k) {
-    probe[k] = caches[owners[k]]->Aim(ids[k]);
-    if (k < kEntries) caches[owners[k]]->PrefetchEntries(probe[k]);
+    probe[k] = cache_of(k).Aim(ids[k]);
+    if (k < kEntries) cache_of(k).PrefetchEntries(probe[k]);
   }
   for (size_t j = 0; j < m; ++j) {
-    if (j + kAim < m) probe[(j + kAim) % kRing] = caches[owners[j + kAim]]->Aim(ids[j + kAim]);
-    if (j + kEntries < m) {
-      caches[owners[j + kEntries]]->PrefetchEntries(probe[(j + kEntries) % kRing]);
-    }
-    NodeCache& c = *caches[owners[j]];
+    if (j + kAim < m) probe[(j + kAim) % kRing] = cache_of(j + kAim).Aim(ids[j + kAim]);
+    if (j + kEntries < m) cache_of(j + kEntries).PrefetchEntries(probe[(j + kEntries) % kRing]);
+    NodeCache& c = cache_of(j);
     if (ops[j] == RequestOp::kRead) {
-      hits[j] = c.Get(ids[j], sizes[j], probe[j % kRing]);
+      hits[j] = c.Serve(ids[j], sizes[j], probe[j % kRing]);
     } else {
       c.Erase(ids[j]);
       hits[j] = 0;
     }
   }
+}
+
+void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
+                   std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+  if (ids.empty()) return;
+  const uint32_t first = owners[0];
+  if (std::all_of(owners.begin(), owners.end(), [first](uint32_t o) { return o == first; })) {
+    NodeCache& only = *caches[first];  // one cache: no lookup of it per request
+    return ServeLoop([&only](size_t) -> NodeCache& { return only; }, ids, sizes, ops, hits);
+  }
+  ServeLoop([caches, owners](size_t j) -> NodeCache& { return *caches[owners[j]]; }, ids, sizes,
+            ops, hits);
 }
 
 }  // namespace chsim::sim

@@ -41,7 +41,8 @@
 // and table when built; a cache of bytes starts from a hint and doubles both
 // when the slab is full, so it allocates O(log objects) times over its life,
 // never on most requests. About 33 bytes per cached object (S3-FIFO: plus its
-// ghosts).
+// ghosts); a slab or table of 2 MiB or more is rounded up to whole 2 MiB
+// pages (CacheStorage).
 //
 // Thread-safety: none; one thread uses a cache at a time.
 #ifndef CHSIM_SIM_CACHE_CACHE_H_
@@ -55,6 +56,23 @@
 #include "sim/cache/policy.h"
 
 namespace chsim::sim {
+
+// Storage of a cache's slab and table: a block of 2 MiB or more is asked for
+// as transparent huge pages (madvise, 2 MiB aligned and rounded up), so the
+// random probes of a large cache miss the TLB less; smaller blocks come from
+// operator new. Stateless; any two compare equal.
+void* AllocateCacheStorage(size_t bytes);
+void FreeCacheStorage(void* p, size_t bytes) noexcept;
+template <typename T>
+struct CacheStorage {
+  using value_type = T;
+  CacheStorage() = default;
+  template <typename U>
+  CacheStorage(const CacheStorage<U>&) noexcept {}
+  T* allocate(size_t n) { return static_cast<T*>(AllocateCacheStorage(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) noexcept { FreeCacheStorage(p, n * sizeof(T)); }
+  friend bool operator==(const CacheStorage&, const CacheStorage&) noexcept { return true; }
+};
 
 class NodeCache {
  public:
@@ -86,9 +104,9 @@ class NodeCache {
   size_t MemoryBytes() const noexcept;
 
  private:
-  friend void ServeRequests(NodeCache* const*, std::span<const uint32_t>, std::span<const uint64_t>,
-                            std::span<const uint32_t>, std::span<const RequestOp>,
-                            std::span<uint8_t>) noexcept;
+  template <typename CacheOf>
+  friend void ServeLoop(CacheOf, std::span<const uint64_t>, std::span<const uint32_t>,
+                        std::span<const RequestOp>, std::span<uint8_t>) noexcept;
   // Where an id's lookup starts (its home group and tag), for ServeRequests
   // to run ahead of Get: Aim makes it and brings the group towards the CPU;
   // PrefetchEntries (once the group is near) brings the entries its tags
@@ -103,6 +121,7 @@ class NodeCache {
   Probe Aim(uint64_t id) const noexcept;
   void PrefetchEntries(const Probe& p) const noexcept;
   bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
+  bool Serve(uint64_t id, uint32_t size, const Probe& p) noexcept;  // Get, inlined
 
   static constexpr uint32_t kNil = UINT32_MAX;
   enum Queue : uint8_t { kMain = 0, kSmall = 1, kGhost = 2 };  // lru/fifo/clock use kMain
@@ -159,6 +178,7 @@ class NodeCache {
   void Drop(uint32_t i) noexcept;  // unlinks, then Free
   // Policies.
   void Admit(Queue q, uint64_t id, uint32_t size) noexcept;
+  void ReplaceTail(uint64_t id, uint32_t size) noexcept;
   void MakeRoom(uint64_t charge) noexcept;
   void EvictClock() noexcept;
   void EvictSmall() noexcept;
@@ -172,9 +192,9 @@ class NodeCache {
   uint64_t admit_limit_;                                                  // largest charge admitted
   uint64_t stored_bytes_ = 0;
   List lists_[3];
-  std::vector<Entry> entries_;  // slab; size() = entries ever made, capacity fixed between resizes
+  std::vector<Entry, CacheStorage<Entry>> entries_;  // slab; size() = entries ever made, capacity fixed between resizes
   uint32_t free_ = kNil;        // free entries, linked through next
-  std::vector<Group> groups_;
+  std::vector<Group, CacheStorage<Group>> groups_;
   size_t group_count_ = 0;      // groups_.size()
   uint32_t epoch_ = 0;          // resizes of the table so far
   size_t max_entries_ = 0;      // slab capacity before the next resize

@@ -35,6 +35,7 @@ struct Side {
   std::vector<NodeCache*> cache_of;  // caches[g].get(), for the hot loop
   std::vector<uint32_t> owner;       // node of each request of the block
   std::vector<uint8_t> hits;         // whether each request of the block hit
+  uint32_t only = UINT32_MAX;        // the one live node, when there is one
 
   Side(const Scenario& s, const CaseSpec& c, uint32_t trial)
       : d(s, c, trial), owner(kBlock), hits(kBlock) {}
@@ -50,8 +51,18 @@ struct Side {
     }
     cache_of.resize(caches.size());
     for (size_t g = 0; g < caches.size(); ++g) cache_of[g] = caches[g].get();
+    only = UINT32_MAX;
+    if (d.num_live() == 1) {
+      only = static_cast<uint32_t>(std::find(d.live().begin(), d.live().end(), true) -
+                                   d.live().begin());
+    }
   }
+  // Every key maps to the one live node when there is one: no lookup.
   void Locate(std::span<const uint64_t> hashes) {
+    if (only != UINT32_MAX && !d.stateful()) {
+      std::fill_n(owner.begin(), hashes.size(), only);
+      return;
+    }
     if (!d.stateful()) return d.LocateBatch(hashes, {owner.data(), hashes.size()});
     for (size_t j = 0; j < hashes.size(); ++j) owner[j] = d.Assign(hashes[j]);
   }
@@ -136,6 +147,7 @@ void Replay::ForkTwin() {
     if (run_.caches[g]) twin_.caches[g] = std::make_unique<NodeCache>(*run_.caches[g]);
     twin_.cache_of[g] = twin_.caches[g].get();
   }
+  twin_.only = run_.only;  // the twin keeps the nodes the run has before its first event
   forked_ = true;
 }
 
@@ -154,13 +166,18 @@ bool Replay::Apply(uint32_t step) {
 // then the counts.
 void Replay::Process(const RequestBlock& b) {
   const size_t m = b.size();
-  HashBatch(run_.d.key_hasher(), b.keys.keys, {hashes_.data(), m});
-  const std::vector<uint64_t>& ids = ids_are_hashes_ ? hashes_ : ids_;
-  if (!ids_are_hashes_) HashBatch(*FindHasher("xxh3"), b.keys.keys, {ids_.data(), m});
+  const bool made = b.ids.size() == m;  // the reader made the object ids
+  std::span<const uint64_t> ids(made ? b.ids.data() : ids_.data(), m), hashes = ids;
+  if (!ids_are_hashes_ || !made) {
+    HashBatch(run_.d.key_hasher(), b.keys.keys, {hashes_.data(), m});
+    hashes = {hashes_.data(), m};
+  }
+  if (ids_are_hashes_ && !made) ids = hashes;
+  if (!ids_are_hashes_ && !made) HashBatch(*FindHasher("xxh3"), b.keys.keys, {ids_.data(), m});
   for (Side* side : {&run_, &twin_}) {
     if (side == &twin_ && !forked_) break;
-    side->Locate({hashes_.data(), m});
-    ServeRequests(side->cache_of.data(), {side->owner.data(), m}, {ids.data(), m}, b.sizes, b.ops,
+    side->Locate(hashes);
+    ServeRequests(side->cache_of.data(), {side->owner.data(), m}, ids, b.sizes, b.ops,
                   {side->hits.data(), m});
   }
   const Side& twin = forked_ ? twin_ : run_;

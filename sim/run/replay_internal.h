@@ -48,6 +48,11 @@ struct StepCounts {
   void Count(std::span<const uint32_t> owners, std::span<const uint32_t> sizes,
              std::span<const RequestOp> ops, std::span<const uint8_t> hits,
              std::span<const uint8_t> twin_hits) {
+    // Reads all to one node (a trace of reads through one node): sums.
+    const bool uniform =
+        !owners.empty() &&
+        std::all_of(owners.begin(), owners.end(), [&](uint32_t o) { return o == owners[0]; }) &&
+        std::all_of(ops.begin(), ops.end(), [](RequestOp op) { return op == RequestOp::kRead; });
     for (size_t j = 0; j < owners.size();) {
       if (window_left == 0) {
         windows.push_back(CacheWindow{start + windows.size() * window});
@@ -55,7 +60,8 @@ struct StepCounts {
       }
       const size_t end =
           j + static_cast<size_t>(std::min<uint64_t>(window_left, owners.size() - j));
-      const Sums s = twin_hits.data() == hits.data()
+      const Sums s = uniform ? CountReads(j, end, owners[0], sizes, hits, twin_hits)
+                     : twin_hits.data() == hits.data()
                          ? CountRun<true>(j, end, owners, sizes, ops, hits, twin_hits)
                          : CountRun<false>(j, end, owners, sizes, ops, hits, twin_hits);
       CacheWindow& w = windows.back();
@@ -74,6 +80,27 @@ struct StepCounts {
   struct Sums {
     uint64_t reads = 0, misses = 0, twin_misses = 0, twin_miss_bytes = 0;
   };
+  // CountRun of requests [j, end) that are all reads sent to `node`: the
+  // same counts as sums over the hits and sizes.
+  Sums CountReads(size_t j, size_t end, uint32_t node, std::span<const uint32_t> sizes,
+                  std::span<const uint8_t> hits, std::span<const uint8_t> twin_hits) {
+    uint64_t hit_count = 0, twin_hit_count = 0, bytes = 0, hit_bytes = 0, twin_hit_bytes = 0;
+    for (size_t k = j; k < end; ++k) {
+      const uint64_t size = sizes[k];
+      hit_count += hits[k];
+      twin_hit_count += twin_hits[k];
+      bytes += size;
+      hit_bytes += size & (0 - uint64_t{hits[k]});
+      twin_hit_bytes += size & (0 - uint64_t{twin_hits[k]});
+    }
+    const uint64_t n = end - j;
+    requests[node] += n;
+    reads[node] += n;
+    read_bytes[node] += bytes;
+    misses[node] += n - hit_count;
+    miss_bytes[node] += bytes - hit_bytes;
+    return {n, n - hit_count, n - twin_hit_count, bytes - twin_hit_bytes};
+  }
   // Requests [j, end) of a block, within one window.
   template <bool kTwinIsRun>
   Sums CountRun(size_t j, size_t end, std::span<const uint32_t> owners,

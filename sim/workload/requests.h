@@ -37,11 +37,13 @@ namespace chsim::sim {
 inline uint64_t ObjectId(std::string_view key) noexcept { return HashXxh3(key.data(), key.size()); }
 
 // Consecutive requests: keys.keys[i], sizes[i] (0 when the stream has no
-// sizes), ops[i].
+// sizes), ops[i]. ids: ObjectId(keys.keys[i]) when the reader makes them on
+// the way (a reader that renders its keys from integers), else empty.
 struct RequestBlock {
   KeyBlock keys;
   std::vector<uint32_t> sizes;
   std::vector<RequestOp> ops;
+  std::vector<uint64_t> ids;
   size_t size() const noexcept { return keys.keys.size(); }
 };
 

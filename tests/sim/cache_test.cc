@@ -223,7 +223,8 @@ TEST(CacheTest, CrowdedHomeGroupsMatchPlainModel) {
 }
 
 // ServeRequests (prefetching ahead, requests for one id close together,
-// several caches, blocks of any length) answers as Get and Erase one by one.
+// several caches or one, blocks of any length) answers as Get and Erase one
+// by one.
 TEST(CacheTest, ServeRequestsMatchesPlainModel) {
   for (CachePolicy p : kAll) {
     std::vector<std::unique_ptr<NodeCache>> owned;
@@ -244,7 +245,9 @@ TEST(CacheTest, ServeRequestsMatchesPlainModel) {
         for (size_t j = 0; j < block; ++j) {
           const uint64_t x = rng.Next();
           ids[j] = Mix((x & 7) ? Bounded(rng.Next(), 40) : Bounded(x, 2000));
-          owners[j] = static_cast<uint32_t>(ids[j] % caches.size());
+          // Odd rounds send the whole block to one cache (ServeRequests' one-cache loop).
+          owners[j] = round % 2 ? static_cast<uint32_t>(round % caches.size())
+                                : static_cast<uint32_t>(ids[j] % caches.size());
           ops[j] = Bounded(rng.Next(), 25) == 0 ? RequestOp::kDelete : RequestOp::kRead;
         }
         ServeRequests(caches.data(), owners, ids, sizes, ops, hits);
@@ -370,6 +373,28 @@ TEST(CacheTest, ObjectsCacheNeverGrows) {
     EXPECT_EQ(c.MemoryBytes(), before) << CachePolicyName(p);
     EXPECT_LE(before, 5000u * (p == CachePolicy::kS3Fifo ? 70 : 40)) << CachePolicyName(p);
   }
+}
+
+// A cache whose slab and table take 2 MiB and more (huge-page storage):
+// LRU order over 200,000 objects, a copy that continues like its source,
+// and Release then reuse.
+TEST(CacheTest, LargeCacheKeepsLruOrder) {
+  constexpr uint64_t kCap = 200000;
+  NodeCache c(CachePolicy::kLru, kCap, false);
+  ASSERT_GE(c.MemoryBytes(), size_t{4} << 20);
+  for (uint64_t i = 0; i < kCap; ++i) ASSERT_FALSE(c.Get(Mix(i), 1)) << i;
+  for (uint64_t i = 0; i < kCap; ++i) ASSERT_TRUE(c.Get(Mix(i), 1)) << i;
+  for (uint64_t i = kCap; i < kCap + kCap / 2; ++i) ASSERT_FALSE(c.Get(Mix(i), 1)) << i;
+  NodeCache copy(c);
+  for (NodeCache* x : {&c, &copy}) {
+    for (uint64_t i = kCap / 2; i < kCap + kCap / 2; ++i) ASSERT_TRUE(x->Get(Mix(i), 1)) << i;
+    ASSERT_FALSE(x->Get(Mix(0), 1));  // evicted by the new half
+    EXPECT_EQ(x->objects(), kCap);
+  }
+  c.Release();
+  EXPECT_EQ(c.objects(), 0u);
+  EXPECT_FALSE(c.Get(Mix(7), 1));
+  EXPECT_TRUE(c.Get(Mix(7), 1));
 }
 
 TEST(CacheTest, PolicyNames) {
