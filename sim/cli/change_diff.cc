@@ -2,6 +2,7 @@
 #include "sim/cli/change_diff.h"
 
 #include <algorithm>
+#include <bit>
 #include <unordered_map>
 
 #include "sim/base/rng.h"
@@ -26,14 +27,14 @@ class Tally {
     }
   }
 
-  void Add(uint32_t before, uint32_t after, uint64_t count) {
+  void Add(uint32_t before, uint32_t after, HashCount count) {
     const size_t to = new_to_server_[after];
     d_.count_old[before] += count;
     d_.count_new[to] += count;
     if (before != to) moves_[uint64_t{before} << 32 | to] += count;
   }
 
-  ChangeDiff Finish(DiffMethod method, uint64_t total) &&;
+  ChangeDiff Finish(DiffMethod method, HashCount total, int key_space_bits) &&;
 
  private:
   // The server index of a label, added when new. The map views the nodes'
@@ -50,20 +51,22 @@ class Tally {
 
   ChangeDiff d_;
   std::vector<size_t> new_to_server_;
-  std::unordered_map<uint64_t, uint64_t> moves_;
+  std::unordered_map<uint64_t, HashCount> moves_;
 };
 
-std::vector<double> Fractions(std::span<const uint64_t> v) {
+template <class Count>
+std::vector<double> Fractions(std::span<const Count> v) {
   double total = 0;
-  for (uint64_t x : v) total += static_cast<double>(x);
+  for (Count x : v) total += static_cast<double>(x);
   std::vector<double> out(v.size(), 0.0);
   if (total > 0)
     for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<double>(v[i]) / total;
   return out;
 }
 
-ChangeDiff Tally::Finish(DiffMethod method, uint64_t total) && {
+ChangeDiff Tally::Finish(DiffMethod method, HashCount total, int key_space_bits) && {
   d_.method = method;
+  d_.key_space_bits = key_space_bits;
   d_.total = total;
   for (const auto& [key, count] : moves_) {
     const DiffMove m{static_cast<size_t>(key >> 32), static_cast<size_t>(key & 0xffffffffu), count};
@@ -79,8 +82,8 @@ ChangeDiff Tally::Finish(DiffMethod method, uint64_t total) && {
   });
   const std::vector<uint64_t> w_old(d_.weight_old.begin(), d_.weight_old.end());
   const std::vector<uint64_t> w_new(d_.weight_new.begin(), d_.weight_new.end());
-  d_.minimal = MinimalMoves(Fractions(d_.count_old), Fractions(d_.count_new));
-  d_.minimal_ideal = MinimalMoves(Fractions(w_old), Fractions(w_new));
+  d_.minimal = MinimalMoves(Fractions<HashCount>(d_.count_old), Fractions<HashCount>(d_.count_new));
+  d_.minimal_ideal = MinimalMoves(Fractions<uint64_t>(w_old), Fractions<uint64_t>(w_new));
   return std::move(d_);
 }
 
@@ -113,6 +116,50 @@ void LocateKeys(const Placement& p, std::span<const std::string_view> keys,
   LocateHashes(p, hashes.first(keys.size()), owners);
 }
 
+constexpr HashCount kSpace64 = HashCount{1} << 64;
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+
+// The starts of the runs of the key-hash space [0, mask] in which neither
+// ring's owner changes: 0, every point of either ring and the value just
+// after it, whether the ring's edge is >= or >, and past its last point (wrap
+// or not). Sorted, each once.
+template <class PointsA, class PointsB>
+std::vector<uint64_t> RunStarts(const PointsA& a, const PointsB& b, uint64_t mask) {
+  std::vector<uint64_t> starts{0};
+  starts.reserve(2 * (a.size() + b.size()) + 1);
+  auto add = [&](uint64_t point) {
+    if (point > mask) return;
+    starts.push_back(point);
+    if (point < mask) starts.push_back(point + 1);
+  };
+  for (uint64_t p : a) add(p);
+  for (uint64_t p : b) add(p);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return starts;
+}
+
+// Each run asked of each side's own lookup once, at its start.
+template <class OwnerA, class OwnerB>
+void TallyRuns(const std::vector<uint64_t>& starts, uint64_t mask, OwnerA owner_a, OwnerB owner_b,
+               Tally& tally) {
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const HashCount end = i + 1 < starts.size() ? starts[i + 1] : HashCount{mask} + 1;
+    tally.Add(owner_a(starts[i]), owner_b(starts[i]), end - starts[i]);
+  }
+}
+
+// Two maglev tables of M1 and M2 entries, one dividing the other: hash h is
+// on entry h % M1 before and h % M2 after, so entry e of the larger table
+// (L entries) meets entry e % M of the smaller one, and holds the 2^64 / L
+// hashes h = e (mod L), one more for e < 2^64 % L.
+void TallyTables(std::span<const uint32_t> a, std::span<const uint32_t> b, Tally& tally) {
+  const uint64_t large = std::max(a.size(), b.size());
+  const HashCount each = kSpace64 / large, extra = kSpace64 % large;
+  for (uint64_t e = 0; e < large; ++e)
+    tally.Add(a[e % a.size()], b[e % b.size()], each + (e < extra ? 1 : 0));
+}
+
 }  // namespace
 
 std::string_view DiffMethodName(DiffMethod m) noexcept {
@@ -128,35 +175,55 @@ std::string_view DiffMethodName(DiffMethod m) noexcept {
 }
 
 bool HasExactArcs(const Placement& p) {
+  if (p.map != nullptr) return p.map->engine() != Engine::kRendezvous;
   if (p.ring != nullptr) return true;
   RingView view;
   return !p.algorithm->capabilities().stateful && p.algorithm->ViewRing(&view);
 }
 
 ChangeDiff DiffExact(const Placement& before, const Placement& after) {
+  Tally tally(before, after);
+  if (before.map != nullptr && before.map->engine() == Engine::kEnvoyMaglev) {
+    TallyTables(before.map->table(), after.map->table(), tally);
+    return std::move(tally).Finish(DiffMethod::kExact, kSpace64, 64);
+  }
+  if (before.map != nullptr) {
+    // Jedis searches its points with the sign bit flipped (ProfileMap): the
+    // runs are cut and counted in that order, each looked up as its hash.
+    const uint64_t flip = before.map->engine() == Engine::kJedis ? kSignBit : 0;
+    const ProfileMap &a = *before.map, &b = *after.map;
+    TallyRuns(
+        RunStarts(a.points(), b.points(), ~uint64_t{0}), ~uint64_t{0},
+        [&](uint64_t s) { return a.LocateHash(s ^ flip); },
+        [&](uint64_t s) { return b.LocateHash(s ^ flip); }, tally);
+    return std::move(tally).Finish(DiffMethod::kExact, kSpace64, 64);
+  }
   const Arcs a = ArcsOf(before), b = ArcsOf(after);
   const uint32_t mask = a.ring->space_mask();
-  // Runs start at 0, at every point and just after it: between two starts
-  // neither ring's owner changes, whether its edge is >= or >, and past the
-  // last point (wrap or not) too.
-  std::vector<uint32_t> starts{0};
-  starts.reserve(2 * (a.ring->size() + b.ring->size()) + 1);
-  for (const Arcs* r : {&a, &b}) {
-    for (uint32_t point : r->ring->points()) {
-      if (point > mask) continue;
-      starts.push_back(point);
-      if (point < mask) starts.push_back(point + 1);
-    }
-  }
-  std::sort(starts.begin(), starts.end());
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-  Tally tally(before, after);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : uint64_t{mask} + 1;
-    tally.Add(a.Id(a.ring->LocateHash(starts[i])), b.Id(b.ring->LocateHash(starts[i])),
-              end - starts[i]);
-  }
-  return std::move(tally).Finish(DiffMethod::kExact, uint64_t{mask} + 1);
+  TallyRuns(
+      RunStarts(a.ring->points(), b.ring->points(), mask), mask,
+      [&](uint64_t s) { return a.Id(a.ring->LocateHash(static_cast<uint32_t>(s))); },
+      [&](uint64_t s) { return b.Id(b.ring->LocateHash(static_cast<uint32_t>(s))); }, tally);
+  return std::move(tally).Finish(DiffMethod::kExact, uint64_t{mask} + 1, std::bit_width(mask));
+}
+
+std::string CountText(HashCount n) {
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(n % 10));
+    n /= 10;
+  } while (n != 0);
+  return {digits.rbegin(), digits.rend()};
+}
+
+bool CanDiffExact(const Placement& before, const Placement& after) {
+  if (!HasExactArcs(before) || !HasExactArcs(after)) return false;
+  if ((before.map == nullptr) != (after.map == nullptr)) return false;
+  if (before.map == nullptr) return true;
+  if (before.map->engine() != after.map->engine()) return false;
+  if (before.map->engine() != Engine::kEnvoyMaglev) return true;
+  const size_t m1 = before.map->table().size(), m2 = after.map->table().size();
+  return std::max(m1, m2) % std::min(m1, m2) == 0;
 }
 
 ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::string& path) {
@@ -173,7 +240,7 @@ ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::
     for (size_t i = 0; i < keys.size(); ++i) tally.Add(old_owner[i], new_owner[i], 1);
     total += keys.size();
   }
-  return std::move(tally).Finish(DiffMethod::kKeys, total);
+  return std::move(tally).Finish(DiffMethod::kKeys, total, 0);
 }
 
 ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t samples,
@@ -190,7 +257,7 @@ ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t
     for (size_t i = 0; i < n; ++i) tally.Add(old_owner[i], new_owner[i], 1);
     done += n;
   }
-  return std::move(tally).Finish(DiffMethod::kSampled, samples);
+  return std::move(tally).Finish(DiffMethod::kSampled, samples, 0);
 }
 
 }  // namespace chsim::sim
