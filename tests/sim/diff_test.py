@@ -249,6 +249,29 @@ def as_ints(doc):
     return out
 
 
+def maglev_sizes(tmp):
+    """Two Envoy clusters' maglev tables of 7 and 11 entries: the pairs (h % 7, h % 11)
+    have no overlay, so the answer is sampled, saying why; 7 and 7 are exact."""
+    def cluster(name, size, hosts):
+        eps = "".join("        - endpoint:\n            address:\n              socket_address:\n"
+                      f"                address: {h}\n                port_value: 80\n"
+                      for h in hosts)
+        return write(tmp, name, [
+            "static_resources:", "  clusters:", "  - name: c", "    lb_policy: MAGLEV",
+            f"    maglev_lb_config: {{table_size: {size}}}", "    load_assignment:",
+            "      cluster_name: c", "      endpoints:", "      - lb_endpoints:", eps])
+    hosts = ["10.0.0.%d" % i for i in range(1, 5)]
+    seven = cluster("m7.yaml", 7, hosts)
+    eleven = cluster("m11.yaml", 11, hosts[:3])
+    seven3 = cluster("m7b.yaml", 7, hosts[:3])
+    doc = diff_json(seven, eleven, [])
+    text = run(["diff", "--servers", seven, "--servers-new", eleven]).stdout.decode()
+    if doc["method"] != "sampled" or "maglev tables of 7 and 11 entries" not in text:
+        fail(f"maglev 7 -> 11: {doc['method']}, expected sampled saying why:\n{text}")
+    doc = as_ints(diff_json(seven, seven3, []))
+    check_against_counts(doc, *tables64(ring64(seven, []), ring64(seven3, [])), "maglev 7 -> 7")
+
+
 def test_exact64(tmp):
     import jsonschema
     with open(os.path.join(SOURCE, "results", "diff-schema.json")) as f:
@@ -303,6 +326,7 @@ def test_exact64(tmp):
             for name, p, q in pairs:
                 if abs(p - q) > 5 * math.sqrt(p * (1 - p) / n) + 1e-9:
                     fail(f"{profile} {change} {name}: exact {p}, sampled {q}, beyond 5 sigma")
+    maglev_sizes(tmp)
     path = os.path.join(tmp, "d64.json")
     with open(path, "w") as f:
         json.dump(doc, f)
