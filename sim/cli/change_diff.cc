@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <numeric>
 #include <unordered_map>
 
 #include "sim/base/rng.h"
@@ -149,14 +150,15 @@ void TallyRuns(const std::vector<uint64_t>& starts, uint64_t mask, OwnerA owner_
   }
 }
 
-// Two maglev tables of M1 and M2 entries, one dividing the other: hash h is
-// on entry h % M1 before and h % M2 after, so entry e of the larger table
-// (L entries) meets entry e % M of the smaller one, and holds the 2^64 / L
-// hashes h = e (mod L), one more for e < 2^64 % L.
+// Two maglev tables of M1 and M2 entries: hash h is on entry h % M1 before
+// and h % M2 after, and both follow from h % L, L = lcm(M1, M2) (the Chinese
+// remainder theorem). So residue e of L pairs entry e % M1 with e % M2, and
+// holds the 2^64 / L hashes h = e (mod L), one more for e < 2^64 % L.
+// REQUIRES: L <= kMaxTablePeriod.
 void TallyTables(std::span<const uint32_t> a, std::span<const uint32_t> b, Tally& tally) {
-  const uint64_t large = std::max(a.size(), b.size());
-  const HashCount each = kSpace64 / large, extra = kSpace64 % large;
-  for (uint64_t e = 0; e < large; ++e)
+  const uint64_t period = std::lcm(uint64_t{a.size()}, uint64_t{b.size()});
+  const HashCount each = kSpace64 / period, extra = kSpace64 % period;
+  for (uint64_t e = 0; e < period; ++e)
     tally.Add(a[e % a.size()], b[e % b.size()], each + (e < extra ? 1 : 0));
 }
 
@@ -222,8 +224,8 @@ bool CanDiffExact(const Placement& before, const Placement& after) {
   if (before.map == nullptr) return true;
   if (before.map->engine() != after.map->engine()) return false;
   if (before.map->engine() != Engine::kEnvoyMaglev) return true;
-  const size_t m1 = before.map->table().size(), m2 = after.map->table().size();
-  return std::max(m1, m2) % std::min(m1, m2) == 0;
+  const uint64_t m1 = before.map->table().size(), m2 = after.map->table().size();
+  return std::lcm(m1, m2) <= kMaxTablePeriod;
 }
 
 ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::string& path) {

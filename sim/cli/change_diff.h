@@ -12,8 +12,8 @@
 //            2^64 for the 64-bit rings and maglev tables of ProfileMap)
 //            through two rings' arcs, overlaid: the ring's own lookup at the
 //            start of each run of values whose owner is the same in both;
-//            two maglev tables entry by entry (entry h % M), when one's size
-//            divides the other's;
+//            two maglev tables residue by residue of lcm(M1, M2) (entry
+//            h % M), when that period is at most kMaxTablePeriod;
 //   keys     the lines of a key file, each hashed as the placement hashes keys;
 //   sampled  uniform 64-bit key hashes from a seed, for algorithms with no
 //            ring to overlay.
@@ -89,10 +89,15 @@ struct ChangeDiff {
 // exposes its ring (StructureViews::ring) and is not stateful.
 bool HasExactArcs(const Placement& p);
 
+// The longest period lcm(M1, M2) of two maglev tables' pairs of entries
+// (h % M1, h % M2) that DiffExact enumerates: every table of one size (Envoy's
+// largest is 5,000,011), and two sizes whose product is at most 2^24.
+inline constexpr uint64_t kMaxTablePeriod = uint64_t{1} << 24;
+
 // Whether DiffExact can overlay these two: both HasExactArcs, both 32-bit
 // rings or both ProfileMaps of one engine, and two maglev tables only when
-// one's size divides the other's (else the pairs of entries h % M1, h % M2
-// over 2^64 hashes have no overlay short of enumerating their period).
+// their period is at most kMaxTablePeriod (a longer one is enumerated by
+// nothing short of its length: the answer is then sampled).
 bool CanDiffExact(const Placement& before, const Placement& after);
 
 // Exact over the key-hash space. REQUIRES: CanDiffExact, and the two sides'

@@ -270,7 +270,8 @@ void RunDiff(const CLI::App* cmd, const DiffFlags& f) {
     if (before.map.engine() == Engine::kEnvoyMaglev && after.map.engine() == before.map.engine())
       why_sampled = "maglev tables of " + std::to_string(before.map.table().size()) + " and " +
                     std::to_string(after.map.table().size()) +
-                    " entries, neither dividing the other: no exact overlay";
+                    " entries, whose pairs of entries recur only every lcm > 2^24 hashes: no "
+                    "exact overlay";
     else if (before.map.engine() != after.map.engine())
       why_sampled = "the two sides build different structures: no exact overlay";
     d = sim::DiffSampled(before.placement, after.placement, f.samples, f.seed);

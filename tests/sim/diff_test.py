@@ -226,8 +226,8 @@ def arcs64(side):
 
 
 def tables64(side_a, side_b):
-    """Two maglev tables, one's size dividing the other's: entry e of the larger one."""
-    big = max(len(side_a[1]), len(side_b[1]))
+    """Two maglev tables: h % lcm(M1, M2) = e gives both entries, e % M1 and e % M2."""
+    big = math.lcm(len(side_a[1]), len(side_b[1]))
     counts = {}, {}, {}
     for e in range(big):
         count_run(counts, side_a[1][e % len(side_a[1])], side_b[1][e % len(side_b[1])],
@@ -250,8 +250,9 @@ def as_ints(doc):
 
 
 def maglev_sizes(tmp):
-    """Two Envoy clusters' maglev tables of 7 and 11 entries: the pairs (h % 7, h % 11)
-    have no overlay, so the answer is sampled, saying why; 7 and 7 are exact."""
+    """Envoy clusters' maglev tables of different sizes: 7 and 11 entries pair up over a
+    period of 77 hashes, exact; 4099 and 4111 only over 16,850,989 > 2^24, sampled, saying
+    why."""
     def cluster(name, size, hosts):
         eps = "".join("        - endpoint:\n            address:\n              socket_address:\n"
                       f"                address: {h}\n                port_value: 80\n"
@@ -261,15 +262,14 @@ def maglev_sizes(tmp):
             f"    maglev_lb_config: {{table_size: {size}}}", "    load_assignment:",
             "      cluster_name: c", "      endpoints:", "      - lb_endpoints:", eps])
     hosts = ["10.0.0.%d" % i for i in range(1, 5)]
-    seven = cluster("m7.yaml", 7, hosts)
-    eleven = cluster("m11.yaml", 11, hosts[:3])
-    seven3 = cluster("m7b.yaml", 7, hosts[:3])
-    doc = diff_json(seven, eleven, [])
-    text = run(["diff", "--servers", seven, "--servers-new", eleven]).stdout.decode()
-    if doc["method"] != "sampled" or "maglev tables of 7 and 11 entries" not in text:
-        fail(f"maglev 7 -> 11: {doc['method']}, expected sampled saying why:\n{text}")
-    doc = as_ints(diff_json(seven, seven3, []))
-    check_against_counts(doc, *tables64(ring64(seven, []), ring64(seven3, [])), "maglev 7 -> 7")
+    seven, eleven = cluster("m7.yaml", 7, hosts), cluster("m11.yaml", 11, hosts[:3])
+    doc = as_ints(diff_json(seven, eleven, []))
+    check_against_counts(doc, *tables64(ring64(seven, []), ring64(eleven, [])), "maglev 7 -> 11")
+    big = cluster("m4099.yaml", 4099, hosts), cluster("m4111.yaml", 4111, hosts[:3])
+    doc = diff_json(*big, [])
+    text = run(["diff", "--servers", big[0], "--servers-new", big[1]]).stdout.decode()
+    if doc["method"] != "sampled" or "maglev tables of 4099 and 4111 entries" not in text:
+        fail(f"maglev 4099 -> 4111: {doc['method']}, expected sampled saying why:\n{text}")
 
 
 def test_exact64(tmp):
