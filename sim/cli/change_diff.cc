@@ -105,6 +105,10 @@ Arcs ArcsOf(const Placement& p) {
 // Owners of 64-bit key hashes, assigned in order when the algorithm is stateful.
 void LocateHashes(const Placement& p, std::span<const uint64_t> hashes,
                   std::span<uint32_t> owners) {
+  if (p.map != nullptr) {
+    for (size_t i = 0; i < hashes.size(); ++i) owners[i] = p.map->LocateHash(hashes[i]);
+    return;
+  }
   if (!p.algorithm->capabilities().stateful) return p.algorithm->LocateBatch(hashes, owners);
   for (size_t i = 0; i < hashes.size(); ++i) owners[i] = p.algorithm->Assign(hashes[i]);
 }
@@ -113,6 +117,7 @@ void LocateHashes(const Placement& p, std::span<const uint64_t> hashes,
 void LocateKeys(const Placement& p, std::span<const std::string_view> keys,
                 std::span<uint64_t> hashes, std::span<uint32_t> owners) {
   if (p.ring != nullptr) return p.ring->LocateBatch(keys, owners);
+  if (p.map != nullptr) return p.map->LocateBatch(keys, owners);
   HashBatch(*p.key_hasher, keys, hashes);
   LocateHashes(p, hashes.first(keys.size()), owners);
 }

@@ -44,13 +44,12 @@
 
 namespace chsim::sim {
 
-// One side of a diff: a peer profile's ring over `nodes`, or an algorithm
-// built over `nodes` (node ids = list positions) with its key hasher; a
-// profile that builds a ProfileMap sets `algorithm` (for key files and
-// samples) and `map` (for exact counts) over the same nodes.
+// One side of a diff over `nodes`: a peer profile's 32-bit ring or its
+// ProfileMap (owners: list positions), or an algorithm (node ids = list
+// positions) with its key hasher.
 struct Placement {
   std::span<const Node> nodes;
-  const Ring* ring = nullptr;          // set for a profile
+  const Ring* ring = nullptr;          // set for a 32-bit ring profile
   const ProfileMap* map = nullptr;     // set for a ProfileMap profile
   Algorithm* algorithm = nullptr;      // set for an algorithm (Assign: stateful ones)
   const Hasher* key_hasher = nullptr;  // the algorithm's
@@ -112,7 +111,7 @@ std::string CountText(HashCount n);
 ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::string& path);
 
 // `samples` uniform 64-bit key hashes, SplitMix64 from `seed`. REQUIRES: both
-// placements algorithms; samples >= 1.
+// placements algorithms or ProfileMaps; samples >= 1.
 ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t samples,
                        uint64_t seed);
 

@@ -51,12 +51,8 @@ struct Side {
 };
 
 // A profile that builds a ProfileMap (rendezvous, Envoy, Jedis): placed by
-// the algorithm that wraps it, with the profile's options and key hash, and
-// by the map itself for exact counts.
-void BuildMapSide(const RingOptions& options, const std::string& path, Side& s) {
-  s.built = BuildProfileAlgorithm(options, s.list, path);
-  s.placement.algorithm = s.built.algorithm.get();
-  s.placement.key_hasher = s.built.key_hasher;
+// the map itself, built with the profile's options as the program builds it.
+void BuildMapSide(const std::string& path, Side& s) {
   try {
     s.map = ProfileMap::Build(s.rules, s.list.nodes);
   } catch (const std::invalid_argument& e) {
@@ -81,7 +77,7 @@ void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path,
     }
     s.profile = options.profile;
     s.rules = ProfileFromOptions(options);
-    if (s.rules.engine != Engine::kRing) return BuildMapSide(options, path, s);
+    if (s.rules.engine != Engine::kRing) return BuildMapSide(path, s);
     s.ring = BuildRing(s.rules, s.list, path);
     s.placement.ring = &s.ring;
     return;
