@@ -2,6 +2,8 @@
 #include "sim/cli/change_diff.h"
 
 #include <algorithm>
+#include <bit>
+#include <numeric>
 #include <unordered_map>
 
 #include "sim/base/rng.h"
@@ -26,14 +28,14 @@ class Tally {
     }
   }
 
-  void Add(uint32_t before, uint32_t after, uint64_t count) {
+  void Add(uint32_t before, uint32_t after, HashCount count) {
     const size_t to = new_to_server_[after];
     d_.count_old[before] += count;
     d_.count_new[to] += count;
     if (before != to) moves_[uint64_t{before} << 32 | to] += count;
   }
 
-  ChangeDiff Finish(DiffMethod method, uint64_t total) &&;
+  ChangeDiff Finish(DiffMethod method, HashCount total, int key_space_bits) &&;
 
  private:
   // The server index of a label, added when new. The map views the nodes'
@@ -50,20 +52,22 @@ class Tally {
 
   ChangeDiff d_;
   std::vector<size_t> new_to_server_;
-  std::unordered_map<uint64_t, uint64_t> moves_;
+  std::unordered_map<uint64_t, HashCount> moves_;
 };
 
-std::vector<double> Fractions(std::span<const uint64_t> v) {
+template <class Count>
+std::vector<double> Fractions(std::span<const Count> v) {
   double total = 0;
-  for (uint64_t x : v) total += static_cast<double>(x);
+  for (Count x : v) total += static_cast<double>(x);
   std::vector<double> out(v.size(), 0.0);
   if (total > 0)
     for (size_t i = 0; i < v.size(); ++i) out[i] = static_cast<double>(v[i]) / total;
   return out;
 }
 
-ChangeDiff Tally::Finish(DiffMethod method, uint64_t total) && {
+ChangeDiff Tally::Finish(DiffMethod method, HashCount total, int key_space_bits) && {
   d_.method = method;
+  d_.key_space_bits = key_space_bits;
   d_.total = total;
   for (const auto& [key, count] : moves_) {
     const DiffMove m{static_cast<size_t>(key >> 32), static_cast<size_t>(key & 0xffffffffu), count};
@@ -79,8 +83,8 @@ ChangeDiff Tally::Finish(DiffMethod method, uint64_t total) && {
   });
   const std::vector<uint64_t> w_old(d_.weight_old.begin(), d_.weight_old.end());
   const std::vector<uint64_t> w_new(d_.weight_new.begin(), d_.weight_new.end());
-  d_.minimal = MinimalMoves(Fractions(d_.count_old), Fractions(d_.count_new));
-  d_.minimal_ideal = MinimalMoves(Fractions(w_old), Fractions(w_new));
+  d_.minimal = MinimalMoves(Fractions<HashCount>(d_.count_old), Fractions<HashCount>(d_.count_new));
+  d_.minimal_ideal = MinimalMoves(Fractions<uint64_t>(w_old), Fractions<uint64_t>(w_new));
   return std::move(d_);
 }
 
@@ -101,6 +105,10 @@ Arcs ArcsOf(const Placement& p) {
 // Owners of 64-bit key hashes, assigned in order when the algorithm is stateful.
 void LocateHashes(const Placement& p, std::span<const uint64_t> hashes,
                   std::span<uint32_t> owners) {
+  if (p.map != nullptr) {
+    for (size_t i = 0; i < hashes.size(); ++i) owners[i] = p.map->LocateHash(hashes[i]);
+    return;
+  }
   if (!p.algorithm->capabilities().stateful) return p.algorithm->LocateBatch(hashes, owners);
   for (size_t i = 0; i < hashes.size(); ++i) owners[i] = p.algorithm->Assign(hashes[i]);
 }
@@ -109,8 +117,54 @@ void LocateHashes(const Placement& p, std::span<const uint64_t> hashes,
 void LocateKeys(const Placement& p, std::span<const std::string_view> keys,
                 std::span<uint64_t> hashes, std::span<uint32_t> owners) {
   if (p.ring != nullptr) return p.ring->LocateBatch(keys, owners);
+  if (p.map != nullptr) return p.map->LocateBatch(keys, owners);
   HashBatch(*p.key_hasher, keys, hashes);
   LocateHashes(p, hashes.first(keys.size()), owners);
+}
+
+constexpr HashCount kSpace64 = HashCount{1} << 64;
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+
+// The starts of the runs of the key-hash space [0, mask] in which neither
+// ring's owner changes: 0, every point of either ring and the value just
+// after it, whether the ring's edge is >= or >, and past its last point (wrap
+// or not). Sorted, each once.
+template <class PointsA, class PointsB>
+std::vector<uint64_t> RunStarts(const PointsA& a, const PointsB& b, uint64_t mask) {
+  std::vector<uint64_t> starts{0};
+  starts.reserve(2 * (a.size() + b.size()) + 1);
+  auto add = [&](uint64_t point) {
+    if (point > mask) return;
+    starts.push_back(point);
+    if (point < mask) starts.push_back(point + 1);
+  };
+  for (uint64_t p : a) add(p);
+  for (uint64_t p : b) add(p);
+  std::sort(starts.begin(), starts.end());
+  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  return starts;
+}
+
+// Each run asked of each side's own lookup once, at its start.
+template <class OwnerA, class OwnerB>
+void TallyRuns(const std::vector<uint64_t>& starts, uint64_t mask, OwnerA owner_a, OwnerB owner_b,
+               Tally& tally) {
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const HashCount end = i + 1 < starts.size() ? starts[i + 1] : HashCount{mask} + 1;
+    tally.Add(owner_a(starts[i]), owner_b(starts[i]), end - starts[i]);
+  }
+}
+
+// Two maglev tables of M1 and M2 entries: hash h is on entry h % M1 before
+// and h % M2 after, and both follow from h % L, L = lcm(M1, M2) (the Chinese
+// remainder theorem). So residue e of L pairs entry e % M1 with e % M2, and
+// holds the 2^64 / L hashes h = e (mod L), one more for e < 2^64 % L.
+// REQUIRES: L <= kMaxTablePeriod.
+void TallyTables(std::span<const uint32_t> a, std::span<const uint32_t> b, Tally& tally) {
+  const uint64_t period = std::lcm(uint64_t{a.size()}, uint64_t{b.size()});
+  const HashCount each = kSpace64 / period, extra = kSpace64 % period;
+  for (uint64_t e = 0; e < period; ++e)
+    tally.Add(a[e % a.size()], b[e % b.size()], each + (e < extra ? 1 : 0));
 }
 
 }  // namespace
@@ -128,35 +182,55 @@ std::string_view DiffMethodName(DiffMethod m) noexcept {
 }
 
 bool HasExactArcs(const Placement& p) {
+  if (p.map != nullptr) return p.map->engine() != Engine::kRendezvous;
   if (p.ring != nullptr) return true;
   RingView view;
   return !p.algorithm->capabilities().stateful && p.algorithm->ViewRing(&view);
 }
 
 ChangeDiff DiffExact(const Placement& before, const Placement& after) {
+  Tally tally(before, after);
+  if (before.map != nullptr && before.map->engine() == Engine::kEnvoyMaglev) {
+    TallyTables(before.map->table(), after.map->table(), tally);
+    return std::move(tally).Finish(DiffMethod::kExact, kSpace64, 64);
+  }
+  if (before.map != nullptr) {
+    // Jedis searches its points with the sign bit flipped (ProfileMap): the
+    // runs are cut and counted in that order, each looked up as its hash.
+    const uint64_t flip = before.map->engine() == Engine::kJedis ? kSignBit : 0;
+    const ProfileMap &a = *before.map, &b = *after.map;
+    TallyRuns(
+        RunStarts(a.points(), b.points(), ~uint64_t{0}), ~uint64_t{0},
+        [&](uint64_t s) { return a.LocateHash(s ^ flip); },
+        [&](uint64_t s) { return b.LocateHash(s ^ flip); }, tally);
+    return std::move(tally).Finish(DiffMethod::kExact, kSpace64, 64);
+  }
   const Arcs a = ArcsOf(before), b = ArcsOf(after);
   const uint32_t mask = a.ring->space_mask();
-  // Runs start at 0, at every point and just after it: between two starts
-  // neither ring's owner changes, whether its edge is >= or >, and past the
-  // last point (wrap or not) too.
-  std::vector<uint32_t> starts{0};
-  starts.reserve(2 * (a.ring->size() + b.ring->size()) + 1);
-  for (const Arcs* r : {&a, &b}) {
-    for (uint32_t point : r->ring->points()) {
-      if (point > mask) continue;
-      starts.push_back(point);
-      if (point < mask) starts.push_back(point + 1);
-    }
-  }
-  std::sort(starts.begin(), starts.end());
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-  Tally tally(before, after);
-  for (size_t i = 0; i < starts.size(); ++i) {
-    const uint64_t end = i + 1 < starts.size() ? starts[i + 1] : uint64_t{mask} + 1;
-    tally.Add(a.Id(a.ring->LocateHash(starts[i])), b.Id(b.ring->LocateHash(starts[i])),
-              end - starts[i]);
-  }
-  return std::move(tally).Finish(DiffMethod::kExact, uint64_t{mask} + 1);
+  TallyRuns(
+      RunStarts(a.ring->points(), b.ring->points(), mask), mask,
+      [&](uint64_t s) { return a.Id(a.ring->LocateHash(static_cast<uint32_t>(s))); },
+      [&](uint64_t s) { return b.Id(b.ring->LocateHash(static_cast<uint32_t>(s))); }, tally);
+  return std::move(tally).Finish(DiffMethod::kExact, uint64_t{mask} + 1, std::bit_width(mask));
+}
+
+std::string CountText(HashCount n) {
+  std::string digits;
+  do {
+    digits += static_cast<char>('0' + static_cast<int>(n % 10));
+    n /= 10;
+  } while (n != 0);
+  return {digits.rbegin(), digits.rend()};
+}
+
+bool CanDiffExact(const Placement& before, const Placement& after) {
+  if (!HasExactArcs(before) || !HasExactArcs(after)) return false;
+  if ((before.map == nullptr) != (after.map == nullptr)) return false;
+  if (before.map == nullptr) return true;
+  if (before.map->engine() != after.map->engine()) return false;
+  if (before.map->engine() != Engine::kEnvoyMaglev) return true;
+  const uint64_t m1 = before.map->table().size(), m2 = after.map->table().size();
+  return std::lcm(m1, m2) <= kMaxTablePeriod;
 }
 
 ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::string& path) {
@@ -173,7 +247,7 @@ ChangeDiff DiffKeys(const Placement& before, const Placement& after, const std::
     for (size_t i = 0; i < keys.size(); ++i) tally.Add(old_owner[i], new_owner[i], 1);
     total += keys.size();
   }
-  return std::move(tally).Finish(DiffMethod::kKeys, total);
+  return std::move(tally).Finish(DiffMethod::kKeys, total, 0);
 }
 
 ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t samples,
@@ -190,7 +264,7 @@ ChangeDiff DiffSampled(const Placement& before, const Placement& after, uint64_t
     for (size_t i = 0; i < n; ++i) tally.Add(old_owner[i], new_owner[i], 1);
     done += n;
   }
-  return std::move(tally).Finish(DiffMethod::kSampled, samples);
+  return std::move(tally).Finish(DiffMethod::kSampled, samples, 0);
 }
 
 }  // namespace chsim::sim

@@ -45,16 +45,20 @@ struct Side {
   Profile rules;
   sim::ServerList list;
   Ring ring;
+  ProfileMap map;  // a ProfileMap profile's, for exact counts
   BuiltAlgorithm built;
   sim::Placement placement;
 };
 
 // A profile that builds a ProfileMap (rendezvous, Envoy, Jedis): placed by
-// the algorithm that wraps it, with the profile's options and key hash.
-void BuildMapSide(const RingOptions& options, const std::string& path, Side& s) {
-  s.built = BuildProfileAlgorithm(options, s.list, path);
-  s.placement.algorithm = s.built.algorithm.get();
-  s.placement.key_hasher = s.built.key_hasher;
+// the map itself, built with the profile's options as the program builds it.
+void BuildMapSide(const std::string& path, Side& s) {
+  try {
+    s.map = ProfileMap::Build(s.rules, s.list.nodes);
+  } catch (const std::invalid_argument& e) {
+    throw sim::UsageError(path + ": " + e.what());
+  }
+  s.placement.map = &s.map;
 }
 
 // `profile_new`: --profile-new for the new side ("" for the old side or when not given).
@@ -73,7 +77,7 @@ void BuildSide(const CLI::App* cmd, const DiffFlags& f, const std::string& path,
     }
     s.profile = options.profile;
     s.rules = ProfileFromOptions(options);
-    if (s.rules.engine != Engine::kRing) return BuildMapSide(options, path, s);
+    if (s.rules.engine != Engine::kRing) return BuildMapSide(path, s);
     s.ring = BuildRing(s.rules, s.list, path);
     s.placement.ring = &s.ring;
     return;
@@ -95,22 +99,30 @@ std::string UnitsName(const sim::ChangeDiff& d) {
   return "";
 }
 
-std::string MethodText(const sim::ChangeDiff& d, const DiffFlags& f) {
+// `why_sampled`: why the sampled answer is not exact.
+std::string MethodText(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
+                       const std::string& why_sampled) {
+  const bool table = before.map.engine() == Engine::kEnvoyMaglev && !before.map.table().empty();
   switch (d.method) {
     case sim::DiffMethod::kExact:
-      return "exact: every one of the " + std::to_string(d.total) +
+      if (d.key_space_bits == 64) {
+        return std::string("exact arc shares over 2^64 key hashes, ") +
+               (table ? "entry by entry of the two maglev tables (entry = hash mod size)"
+                      : "over the arcs of the two 64-bit rings");
+      }
+      return "exact: every one of the " + sim::CountText(d.total) +
              " key hashes, over the arcs of the two rings";
     case sim::DiffMethod::kKeys:
-      return "keys: the " + std::to_string(d.total) + " lines of " + f.keys;
+      return "keys: the " + sim::CountText(d.total) + " lines of " + f.keys;
     case sim::DiffMethod::kSampled:
-      return "sampled: " + std::to_string(d.total) + " uniform 64-bit key hashes (seed " +
-             std::to_string(f.seed) + "; no ring to overlay), each share within about +-" +
+      return "sampled: " + sim::CountText(d.total) + " uniform 64-bit key hashes (seed " +
+             std::to_string(f.seed) + "; " + why_sampled + "), each share within about +-" +
              Percent(1.0 / std::sqrt(static_cast<double>(d.total))) + " (2 sigma at most)";
   }
   return "";
 }
 
-double Share(uint64_t count, uint64_t total) {
+double Share(HashCount count, HashCount total) {
   return total == 0 ? 0 : static_cast<double>(count) / static_cast<double>(total);
 }
 
@@ -129,6 +141,13 @@ Json ListDocument(const Side& s) {
 
 Json Nullable(uint32_t weight) { return weight == 0 ? Json(nullptr) : Json(weight); }
 
+// A count: an integer, or where the key-hash space is 2^64 (whose counts
+// reach 2^64, past JSON's usual integers) its exact decimal digits as a string.
+Json Count(const sim::ChangeDiff& d, HashCount n) {
+  if (d.key_space_bits == 64) return sim::CountText(n);
+  return static_cast<uint64_t>(n);
+}
+
 Json DiffDocument(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
                   const Side& after) {
   const double moved = Share(d.moved, d.total);
@@ -146,7 +165,7 @@ Json DiffDocument(const sim::ChangeDiff& d, const DiffFlags& f, const Side& befo
                 {"keys", f.keys.empty() ? Json(nullptr) : Json(f.keys)}}},
               {"method", sim::DiffMethodName(d.method)},
               {"units", UnitsName(d)},
-              {"total", d.total},
+              {"total", Count(d, d.total)},
               {"seed", d.method == sim::DiffMethod::kSampled ? Json(std::to_string(f.seed))
                                                              : Json(nullptr)},
               {"moved", moved},
@@ -156,18 +175,19 @@ Json DiffDocument(const sim::ChangeDiff& d, const DiffFlags& f, const Side& befo
               {"moved_between_survivors", Share(d.moved_between_survivors, d.total)},
               {"moves", Json::array()},
               {"servers", Json::array()}};
+  if (d.key_space_bits == 64) doc["key_space_bits"] = 64;
   for (const sim::DiffMove& m : d.moves) {
     doc["moves"].push_back({{"from", d.servers[m.from]},
                             {"to", d.servers[m.to]},
-                            {"count", m.count},
+                            {"count", Count(d, m.count)},
                             {"share", Share(m.count, d.total)}});
   }
   for (size_t i = 0; i < d.servers.size(); ++i) {
     doc["servers"].push_back({{"server", d.servers[i]},
                               {"weight_old", Nullable(d.weight_old[i])},
                               {"weight_new", Nullable(d.weight_new[i])},
-                              {"count_old", d.count_old[i]},
-                              {"count_new", d.count_new[i]},
+                              {"count_old", Count(d, d.count_old[i])},
+                              {"count_new", Count(d, d.count_new[i])},
                               {"share_old", Share(d.count_old[i], d.total)},
                               {"share_new", Share(d.count_new[i], d.total)}});
   }
@@ -185,9 +205,9 @@ void PrintTables(const sim::ChangeDiff& d) {
   std::printf("\n%s  %s  %9s  %s\n", Padded("from", w).c_str(), Padded("to", w).c_str(), "share",
               units.c_str());
   for (const sim::DiffMove& m : d.moves) {
-    std::printf("%s  %s  %9s  %llu\n", Padded(d.servers[m.from], w).c_str(),
+    std::printf("%s  %s  %9s  %s\n", Padded(d.servers[m.from], w).c_str(),
                 Padded(d.servers[m.to], w).c_str(), Percent(Share(m.count, d.total)).c_str(),
-                static_cast<unsigned long long>(m.count));
+                sim::CountText(m.count).c_str());
   }
   if (d.moves.empty()) std::printf("(nothing moves)\n");
   std::printf("\n%s  %13s  %12s  %12s  %10s\n", Padded("server", w).c_str(), "weight",
@@ -203,14 +223,14 @@ void PrintTables(const sim::ChangeDiff& d) {
   }
 }
 
-void PrintDiff(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before,
-               const Side& after) {
+void PrintDiff(const sim::ChangeDiff& d, const DiffFlags& f, const Side& before, const Side& after,
+               const std::string& why_sampled) {
   const double moved = Share(d.moved, d.total);
   std::printf("diff: %s %s, %zu -> %zu servers (%s -> %s)\n",
               f.algorithm.name.empty() ? "profile" : "algorithm",
               PlacementName(f, before, after).c_str(), before.list.nodes.size(),
               after.list.nodes.size(), before.where.c_str(), after.where.c_str());
-  std::printf("method: %s\n", MethodText(d, f).c_str());
+  std::printf("method: %s\n", MethodText(d, f, before, why_sampled).c_str());
   std::printf("moved: %s of %s\n", Percent(moved).c_str(), UnitsName(d).c_str());
   std::printf("minimal: %s (the least any mapping moves to reach the new shares)\n",
               Percent(d.minimal).c_str());
@@ -231,17 +251,25 @@ void RunDiff(const CLI::App* cmd, const DiffFlags& f) {
   BuildSide(cmd, f, f.ring.servers, "", before);
   BuildSide(cmd, f, f.servers_new, f.profile_new, after);
   sim::ChangeDiff d;
+  std::string why_sampled = "no ring to overlay";
   if (!f.keys.empty()) {
     d = sim::DiffKeys(before.placement, after.placement, f.keys);
-  } else if (before.ring.size() > 0 &&
+  } else if (f.algorithm.name.empty() &&
              (before.rules.key_hasher != after.rules.key_hasher ||
               before.rules.hash_space_bits != after.rules.hash_space_bits)) {
     throw sim::UsageError("the old side maps with profile " + before.profile +
                           " and the new side with " + after.profile +
                           ", which hash keys differently; give a key file to compare them");
-  } else if (sim::HasExactArcs(before.placement) && sim::HasExactArcs(after.placement)) {
+  } else if (sim::CanDiffExact(before.placement, after.placement)) {
     d = sim::DiffExact(before.placement, after.placement);
   } else {
+    if (before.map.engine() == Engine::kEnvoyMaglev && after.map.engine() == before.map.engine())
+      why_sampled = "maglev tables of " + std::to_string(before.map.table().size()) + " and " +
+                    std::to_string(after.map.table().size()) +
+                    " entries, whose pairs of entries recur only every lcm > 2^24 hashes: no "
+                    "exact overlay";
+    else if (before.map.engine() != after.map.engine())
+      why_sampled = "the two sides build different structures: no exact overlay";
     d = sim::DiffSampled(before.placement, after.placement, f.samples, f.seed);
   }
   if (f.json) {
@@ -250,7 +278,7 @@ void RunDiff(const CLI::App* cmd, const DiffFlags& f) {
     out.Flush();
     return;
   }
-  PrintDiff(d, f, before, after);
+  PrintDiff(d, f, before, after, why_sampled);
   if (std::fflush(stdout) != 0) throw sim::RuntimeError("writing standard output failed");
 }
 
@@ -264,8 +292,9 @@ void AddDiffCommand(CLI::App& app) {
       "placement over --servers-new (after), each built from scratch, servers matched by label:\n"
       "the share of keys moved beside the least any mapping must move to reach the new shares,\n"
       "a from -> to table, and each server's share before and after (docs/proxies.md).\n"
-      "Without a key file: exact over every key hash where both sides are rings (profiles, and\n"
-      "algorithms that expose a ring), else --samples uniform key hashes.\n"
+      "Without a key file: exact over every key hash where both sides are rings or tables\n"
+      "(profiles but pymemcache, 2^64 hashes for envoy-ring, envoy-maglev and jedis; algorithms\n"
+      "that expose a ring), else --samples uniform key hashes.\n"
       "Examples:\n"
       "  chsim diff --servers old.txt --servers-new new.txt --profile nginx\n"
       "  chsim diff --servers old.txt --servers-new new.txt --algorithm maglev keys.txt\n"

@@ -245,30 +245,4 @@ BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const A
   return b;
 }
 
-BuiltAlgorithm BuildProfileAlgorithm(const RingOptions& o, const sim::ServerList& list,
-                                     const std::string& where) {
-  const ProfileOptions po = ProfileOptionsOf(o);
-  Params given{{"profile", o.profile}};
-  if (!po.hash_algorithm.empty()) given.Set("hash_algorithm", po.hash_algorithm);
-  if (!po.hasher.empty()) given.Set("hasher", po.hasher);
-  if (po.replicas != 0) given.Set("points_per_weight", uint64_t{po.replicas});
-  if (po.min_ring_size != 0) given.Set("min_ring_size", po.min_ring_size);
-  if (po.table_size != 0) given.Set("maglev_table_size", po.table_size);
-  if (po.max_ring_size != 0 && po.max_ring_size != kEnvoyMaxRingSize) {
-    throw sim::UsageError(where + ": maximum_ring_size " + std::to_string(po.max_ring_size) +
-                          " is not carried here (the simulator's envoy-ring takes "
-                          "min_ring_size only); accepted: 8388608, Envoy's default");
-  }
-  given.weighted_list = list.weighted;
-  BuiltAlgorithm b;
-  try {
-    const AlgorithmSpec& spec = GetAlgorithm("ketama");
-    b.key_hasher = &GetHasher(spec.KeyHasher(spec.Resolve(given)));
-    b.algorithm = spec.Make(list.nodes, given);
-  } catch (const std::invalid_argument& e) {
-    throw sim::UsageError(where + ": " + e.what());
-  }
-  return b;
-}
-
 }  // namespace chsim::cli

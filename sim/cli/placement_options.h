@@ -107,12 +107,6 @@ struct BuiltAlgorithm {
 BuiltAlgorithm BuildAlgorithm(const CLI::App* cmd, const RingOptions& o, const AlgorithmFlags& a,
                               const sim::ServerList& list, const std::string& where);
 
-// The algorithm that places keys as profile `o.profile` does, with its
-// options (chsim diff over a profile that builds no 32-bit ring). Throws
-// UsageError naming `where`.
-BuiltAlgorithm BuildProfileAlgorithm(const RingOptions& o, const sim::ServerList& list,
-                                     const std::string& where);
-
 }  // namespace chsim::cli
 
 #endif  // CHSIM_SIM_CLI_PLACEMENT_OPTIONS_H_

@@ -3,6 +3,7 @@
 // Results) and chsim.tune: the simulator's commands, stoppable with Ctrl-C.
 #include <thread>
 
+#include "chsim/profile.h"
 #include "sim/base/errors.h"
 #include "sim/base/thread_pool.h"
 #include "sim/python/bind.h"
@@ -126,6 +127,15 @@ sim::TuneOptions ReadTuneOptions(const py::dict& a) {
   o.algorithm = text("algorithm");
   o.hasher = text("hasher");
   o.hash_algorithm = text("hash_algorithm");
+  // The command's --min-ring-size, --max-ring-size, --maglev-table-size.
+  if (given("min_ring_size"))
+    o.min_ring_size = ReadUint(a["min_ring_size"], "min_ring_size", 1, kEnvoyMaxRingSize);
+  if (given("max_ring_size"))
+    o.max_ring_size = ReadUint(a["max_ring_size"], "max_ring_size", 1, kEnvoyMaxRingSize);
+  if (given("maglev_table_size")) {
+    o.maglev_table_size =
+        ReadUint(a["maglev_table_size"], "maglev_table_size", 2, kEnvoyMaxTableSize);
+  }
   if (given("max_over_mean")) o.max_over_mean = ReadNumber(a["max_over_mean"], "max_over_mean");
   if (given("max_excess_churn")) {
     o.max_excess_churn = ReadNumber(a["max_excess_churn"], "max_excess_churn");

@@ -32,6 +32,9 @@ CASES = [
     dict(servers="list", profile="libmemcached", max_over_mean=1.15),
     dict(nodes=20, algorithm="maglev", max_over_mean=1.05, draws=20),
     dict(nodes=20, algorithm="maglev", max_excess_churn=0.02, draws=10),
+    dict(servers="list", profile="envoy-ring", max_over_mean=1.3, min_ring_size=512,
+         max_ring_size=65536),
+    dict(servers="list", profile="envoy-maglev", max_over_mean=1.2, maglev_table_size=251),
 ]
 
 
@@ -96,6 +99,26 @@ def test_tune_types():
         chsim.tune(nodes=2**64, max_over_mean=1.1)
     with pytest.raises(ValueError, match="servers: no servers"):
         chsim.tune(servers=[], max_over_mean=1.1)
+
+
+def test_envoy_sizes_are_passed(tmp):
+    """min_ring_size, max_ring_size and maglev_table_size reach the search: the current
+    setting is the one given, and a bound below the answer is reported as not reached."""
+    ring = dict(servers=SERVERS, profile="envoy-ring", max_over_mean=1.3)
+    small = chsim.tune(**ring, min_ring_size=100)
+    large = chsim.tune(**ring, min_ring_size=4096)
+    assert small["answer"] != large["answer"]
+    bounded = chsim.tune(**ring, min_ring_size=16, max_ring_size=64)
+    assert bounded["answer"] != chsim.tune(**ring, min_ring_size=16)["answer"]
+    with pytest.raises(ValueError, match=r"minimum_ring_size \(1024\) > maximum_ring_size"):
+        chsim.tune(**ring, max_ring_size=64)  # Envoy's refusal, as the command's
+    maglev = dict(servers=SERVERS, profile="envoy-maglev", max_over_mean=1.2)
+    assert chsim.tune(**maglev, maglev_table_size=251)["answer"] != \
+        chsim.tune(**maglev, maglev_table_size=65537)["answer"]
+    for bad in (dict(min_ring_size=0), dict(max_ring_size=2**23 + 1),
+                dict(maglev_table_size=1)):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            chsim.tune(**ring, **bad)
 
 
 def test_analytic_points_equal_theory():

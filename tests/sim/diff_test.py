@@ -16,10 +16,16 @@ bad_input. Each exits non-zero with a message saying what differed.
   moves nothing on a reorder; a modulo does; a rename moves the renamed server's keys).
 - json: --json validates against results/diff-schema.json (jsonschema and chsim validate
   --results) and holds the same figures as the tables.
+- exact64: the 64-bit profiles (envoy-ring, jedis, envoy-maglev) without a key file: exact
+  counts over 2^64 key hashes, as decimal strings, equal to this script's own overlay of
+  `chsim ring`'s points (tiny rings, whose arcs wrap past 2^64 - 1, counted by hand) or
+  table entries (entry e holds 2^64 // M hashes, one more for e < 2^64 % M); and on a larger
+  ring within a binomial bound of the sampled answer.
 - bad_input: one line, exit 2.
 """
 import bisect
 import json
+import math
 import os
 import subprocess
 import sys
@@ -91,13 +97,10 @@ def locate(servers, args, keys):
 
 
 def tally(owners_before, owners_after):
-    before, after, moves = {}, {}, {}
+    counts = {}, {}, {}
     for a, b in zip(owners_before, owners_after):
-        before[a] = before.get(a, 0) + 1
-        after[b] = after.get(b, 0) + 1
-        if a != b:
-            moves[a, b] = moves.get((a, b), 0) + 1
-    return before, after, moves
+        count_run(counts, a, b, 1)
+    return counts
 
 
 def lists(tmp):
@@ -152,8 +155,17 @@ def ring_points(servers, args):
     return [int(r[0]) for r in rows], [r[1].decode() for r in rows]
 
 
-def overlay(side_a, side_b, wrap):
-    """Counts of 2^32 hashes by owner before/after and (from, to), from the rings' points:
+def count_run(counts, a, b, n):
+    """Adds n units on a before and b after to counts = (before, after, moves)."""
+    before, after, moves = counts
+    before[a] = before.get(a, 0) + n
+    after[b] = after.get(b, 0) + n
+    if a != b:
+        moves[a, b] = moves.get((a, b), 0) + n
+
+
+def overlay(side_a, side_b, wrap, space=2**32):
+    """Counts of `space` hashes by owner before/after and (from, to), from the rings' points:
     the owner of h is the first entry with point >= h (the first listed of equal points);
     past the last point, the first entry's (wrap) or the last entry's (varnish)."""
     def owner(side, h):
@@ -161,16 +173,12 @@ def overlay(side_a, side_b, wrap):
         i = bisect.bisect_left(points, h)
         return owners[i] if i < len(points) else owners[0 if wrap else -1]
     cuts = sorted({0} | {p for s in (side_a, side_b) for p in s[0]} |
-                  {p + 1 for s in (side_a, side_b) for p in s[0] if p < 2**32 - 1})
-    before, after, moves = {}, {}, {}
+                  {p + 1 for s in (side_a, side_b) for p in s[0] if p < space - 1})
+    counts = {}, {}, {}
     for i, c in enumerate(cuts):
-        n = (cuts[i + 1] if i + 1 < len(cuts) else 2**32) - c
-        a, b = owner(side_a, c), owner(side_b, c)
-        before[a] = before.get(a, 0) + n
-        after[b] = after.get(b, 0) + n
-        if a != b:
-            moves[a, b] = moves.get((a, b), 0) + n
-    return before, after, moves
+        n = (cuts[i + 1] if i + 1 < len(cuts) else space) - c
+        count_run(counts, owner(side_a, c), owner(side_b, c), n)
+    return counts
 
 
 def test_exact(tmp):
@@ -194,6 +202,139 @@ def test_exact(tmp):
     if doc["method"] != "exact":
         fail(f"ketama: method {doc['method']}, expected exact over its ring")
     check_against_counts(doc, *counted, "exact reweight ketama libmemcached")
+
+
+SPACE64 = 2**64
+
+
+def ring64(servers, args):
+    """`chsim ring`'s points of a 64-bit profile as unsigned search positions (jedis prints
+    Java's signed longs: + 2^63 keeps their order), with owners."""
+    points, owners = ring_points(servers, args)
+    shift = 2**63 if "jedis" in args else 0
+    return [p + shift for p in points], owners
+
+
+def arcs64(side):
+    """By hand: point k owns (p[k-1], p[k]]; point 0 the wrap, 2^64 - p[-1] + p[0]."""
+    points, owners = side
+    counts = {}
+    for k, p in enumerate(points):
+        arc = SPACE64 - points[-1] + p if k == 0 else p - points[k - 1]
+        counts[owners[k]] = counts.get(owners[k], 0) + arc
+    return counts
+
+
+def tables64(side_a, side_b):
+    """Two maglev tables: h % lcm(M1, M2) = e gives both entries, e % M1 and e % M2."""
+    big = math.lcm(len(side_a[1]), len(side_b[1]))
+    counts = {}, {}, {}
+    for e in range(big):
+        count_run(counts, side_a[1][e % len(side_a[1])], side_b[1][e % len(side_b[1])],
+                  SPACE64 // big + (e < SPACE64 % big))
+    return counts
+
+
+def as_ints(doc):
+    """The document with its decimal-string counts as integers."""
+    if doc.get("key_space_bits") != 64 or doc["total"] != str(SPACE64):
+        fail(f"a 64-bit exact document: key_space_bits {doc.get('key_space_bits')}, "
+             f"total {doc['total']!r}")
+    out = json.loads(json.dumps(doc))
+    out["total"] = int(doc["total"])
+    for m in out["moves"]:
+        m["count"] = int(m["count"])
+    for s in out["servers"]:
+        s["count_old"], s["count_new"] = int(s["count_old"]), int(s["count_new"])
+    return out
+
+
+def maglev_sizes(tmp):
+    """Envoy clusters' maglev tables of different sizes: 7 and 11 entries pair up over a
+    period of 77 hashes, exact; 4099 and 4111 only over 16,850,989 > 2^24, sampled, saying
+    why."""
+    def cluster(name, size, hosts):
+        eps = "".join("        - endpoint:\n            address:\n              socket_address:\n"
+                      f"                address: {h}\n                port_value: 80\n"
+                      for h in hosts)
+        return write(tmp, name, [
+            "static_resources:", "  clusters:", "  - name: c", "    lb_policy: MAGLEV",
+            f"    maglev_lb_config: {{table_size: {size}}}", "    load_assignment:",
+            "      cluster_name: c", "      endpoints:", "      - lb_endpoints:", eps])
+    hosts = ["10.0.0.%d" % i for i in range(1, 5)]
+    seven, eleven = cluster("m7.yaml", 7, hosts), cluster("m11.yaml", 11, hosts[:3])
+    doc = as_ints(diff_json(seven, eleven, []))
+    check_against_counts(doc, *tables64(ring64(seven, []), ring64(eleven, [])), "maglev 7 -> 11")
+    big = cluster("m4099.yaml", 4099, hosts), cluster("m4111.yaml", 4111, hosts[:3])
+    doc = diff_json(*big, [])
+    text = run(["diff", "--servers", big[0], "--servers-new", big[1]]).stdout.decode()
+    if doc["method"] != "sampled" or "maglev tables of 4099 and 4111 entries" not in text:
+        fail(f"maglev 4099 -> 4111: {doc['method']}, expected sampled saying why:\n{text}")
+
+
+def test_exact64(tmp):
+    import jsonschema
+    with open(os.path.join(SOURCE, "results", "diff-schema.json")) as f:
+        schema = json.load(f)
+    hosts = ["10.0.0.%d:80" % i for i in range(1, 6)]
+    one = write(tmp, "one.txt", hosts[:1])
+    old = write(tmp, "old.txt", [h + " 1" for h in hosts[:4]])
+    changes = {
+        "add": (one, write(tmp, "two.txt", hosts[:2])),
+        "remove": (old, write(tmp, "rm.txt", [h + " 1" for h in hosts[:2] + hosts[3:4]])),
+        "reweight": (old, write(tmp, "rw.txt", [hosts[0] + " 3"] + [h + " 1" for h in hosts[1:4]])),
+        "add-remove": (old, write(tmp, "ar.txt", [h + " 1" for h in hosts[1:5]])),
+    }
+    tiny = {"envoy-ring": ["--min-ring-size", "4"], "jedis": [], "envoy-maglev": []}
+    for profile, extra in tiny.items():
+        args = ["--profile", profile] + extra
+        for change, (a, b) in changes.items():
+            what = f"exact64 {profile} {change}"
+            doc = diff_json(a, b, args)
+            jsonschema.validate(doc, schema)
+            if doc["method"] != "exact":
+                fail(f"{what}: method {doc['method']}, expected exact over 2^64")
+            sides = ring64(a, args), ring64(b, args)
+            counted = (tables64(*sides) if profile == "envoy-maglev" else
+                       overlay(*sides, True, SPACE64))
+            check_against_counts(as_ints(doc), *counted, what)
+            if profile != "envoy-maglev" and arcs64(sides[0]) != counted[0]:
+                fail(f"{what}: the arcs by hand {arcs64(sides[0])} differ from the overlay")
+        text = run(["diff", "--servers", old, "--servers-new", changes["remove"][1]] +
+                   args).stdout.decode()
+        if "exact arc shares over 2^64 key hashes" not in text:
+            fail(f"{profile}: the tables do not give the basis:\n{text}")
+    # One server: its one arc (or its one-entry table) is the whole space, wrap included.
+    for profile, extra in tiny.items():
+        doc = diff_json(one, one, ["--profile", profile] + extra)
+        if [s["count_old"] for s in doc["servers"]] != [str(SPACE64)] or doc["moves"]:
+            fail(f"{profile}: one server owns {doc['servers']}, expected all 2^64 hashes")
+    # A larger ring: the exact shares within 5 binomial sigmas of 10^6 sampled hashes.
+    n = 10**6
+    for profile in tiny:
+        for change in ("remove", "reweight"):
+            a, b = changes[change]
+            exact = as_ints(diff_json(a, b, ["--profile", profile]))
+            sampled = diff_json(a, b, ["--algorithm", "ketama", "--profile", profile,
+                                       "--samples", str(n)])
+            if sampled["method"] != "sampled":
+                fail(f"{profile}: the algorithm side should sample: {sampled['method']}")
+            share = {(m["from"], m["to"]): m["share"] for m in sampled["moves"]}
+            pairs = [("moved", exact["moved"], sampled["moved"])]
+            pairs += [(f"{m['from']} -> {m['to']}", m["share"],
+                       share.get((m["from"], m["to"]), 0)) for m in exact["moves"]]
+            for name, p, q in pairs:
+                if abs(p - q) > 5 * math.sqrt(p * (1 - p) / n) + 1e-9:
+                    fail(f"{profile} {change} {name}: exact {p}, sampled {q}, beyond 5 sigma")
+    maglev_sizes(tmp)
+    path = os.path.join(tmp, "d64.json")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    run(["validate", "--results", path])
+    doc["total"] = SPACE64 - 1  # counts as integers need no key_space_bits... and strings do
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    run(["validate", "--results", path], expect=2)
 
 
 def crc_table():

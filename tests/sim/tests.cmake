@@ -31,7 +31,7 @@ endif()
 # `chsim diff` against this script's own counts, overlays and formula
 # (tests/sim/diff_test.py).
 if(TARGET chsim)
-  foreach(t keys exact modulo changes json bad_input)
+  foreach(t keys exact exact64 modulo changes json bad_input)
     add_test(NAME sim_diff_${t}
              COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/diff_test.py $<TARGET_FILE:chsim>
                      ${PROJECT_SOURCE_DIR} ${t})

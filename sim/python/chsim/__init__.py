@@ -141,8 +141,9 @@ def run(scenario, threads=None, progress=True, seed=None, force=False) -> Result
 
 def tune(*, nodes=None, servers=None, max_over_mean=None, max_excess_churn=None,
          confidence=0.95, profile=None, algorithm=None, hasher=None, hash_algorithm=None,
-         metric="structural", keys=1_000_000, draws=2000, time_budget=20.0, seed=1,
-         threads=None, progress=False) -> dict:
+         min_ring_size=None, max_ring_size=None, maglev_table_size=None, metric="structural",
+         keys=1_000_000, draws=2000, time_budget=20.0, seed=1, threads=None,
+         progress=False) -> dict:
     """The least points per node (ring), table size (maglev) or probes (multi_probe) that
     keep max/mean at or under a target with a confidence, as `chsim tune` finds it; returns
     the dict `chsim tune --json` writes (request, answer, estimates).
@@ -150,11 +151,16 @@ def tune(*, nodes=None, servers=None, max_over_mean=None, max_excess_churn=None,
     Give nodes (a count: names are drawn) or servers (a server-list path, a list of
     server-list lines or a dict {label: weight}: tuned exactly), and max_over_mean (> 1)
     or max_excess_churn (maglev). The other options are the command's flags (chsim tune
-    --help). progress: a line per candidate on stderr. Raises ValueError or TypeError with
-    the command's messages; Ctrl-C stops it between candidates.
+    --help); min_ring_size, max_ring_size (envoy-ring) and maglev_table_size (envoy-maglev)
+    are --min-ring-size, --max-ring-size and --maglev-table-size: the current setting and
+    the bound, None for the configuration's or the program's default. progress: a line
+    per candidate on stderr. Raises ValueError or TypeError with the command's messages;
+    Ctrl-C stops it between candidates.
     """
     return _chsim._tune(nodes=nodes, servers=servers, max_over_mean=max_over_mean,
                         max_excess_churn=max_excess_churn, confidence=confidence,
                         profile=profile, algorithm=algorithm, hasher=hasher,
-                        hash_algorithm=hash_algorithm, metric=metric, keys=keys, draws=draws,
+                        hash_algorithm=hash_algorithm, min_ring_size=min_ring_size,
+                        max_ring_size=max_ring_size, maglev_table_size=maglev_table_size,
+                        metric=metric, keys=keys, draws=draws,
                         time_budget=time_budget, seed=seed, threads=threads, progress=progress)

@@ -95,6 +95,8 @@ def tune(*, nodes: int | None = None, servers: Nodes | None = None,
          max_over_mean: float | None = None, max_excess_churn: float | None = None,
          confidence: float = 0.95, profile: str | None = None, algorithm: str | None = None,
          hasher: str | None = None, hash_algorithm: str | None = None,
+         min_ring_size: int | None = None, max_ring_size: int | None = None,
+         maglev_table_size: int | None = None,
          metric: str = "structural", keys: int = 1000000, draws: int = 2000,
          time_budget: float = 20.0, seed: int = 1, threads: int | None = None,
          progress: bool = False) -> dict[str, Any]: ...
