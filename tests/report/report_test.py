@@ -31,6 +31,7 @@ Usage: report_test.py run|report --chsim PATH --source DIR --work DIR [--count N
 import argparse
 import concurrent.futures as cf
 import copy
+import functools
 import json
 import math
 import os
@@ -43,6 +44,17 @@ from pathlib import Path
 from statistics import NormalDist, mean
 
 HERE = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path):
+    return json.loads(Path(path).read_text())
+
+
+def raw_doc(p):
+    """The result file `p`, parsed once per run of this script (the checks only read it: a
+    figure's points look up the same raw files hundreds of times)."""
+    return _parsed(str(Path(p).resolve()))
 
 
 def fail(msg):
@@ -365,7 +377,7 @@ def raw_summary(paths):
     taken once per run (shards beside their merge)."""
     out, seen = {}, set()
     for p in paths:
-        doc = json.loads(Path(p).read_text())
+        doc = raw_doc(p)
         if doc.get("kind") != "chsim-results":
             continue
         name = doc["scenario"]["name"]
@@ -380,7 +392,7 @@ def raw_summary(paths):
 def raw_mean_over_trials(paths, run, case_id, step, metric):
     vals = []
     for p in paths:
-        doc = json.loads(Path(p).read_text())
+        doc = raw_doc(p)
         if doc.get("kind") != "chsim-results" or doc["scenario"]["name"] != run:
             continue
         vals = [r["value"] for r in doc["rows"] if r["case_id"] == case_id and r["step"] == step
@@ -432,7 +444,7 @@ def check_figure_data(d, inputs):
     s = side("remap_moved_vs_minimal")
     run = s["data"]["run"]
     raw = raw_summary(inputs)
-    docs = [json.loads(Path(p).read_text()) for p in inputs]
+    docs = [raw_doc(p) for p in inputs]
     docs = [doc for doc in docs if doc.get("kind") == "chsim-results"]
     label_of = {k: lab for k, (_, lab) in settings(docs).items()}
     labels = s["data"]["labels"]
@@ -473,7 +485,7 @@ def check_figure_data(d, inputs):
     # Year and removals from the first catalog entry of each algorithm among the inputs.
     catalog = {}
     for p in inputs:
-        for entry in json.loads(Path(p).read_text()).get("algorithms", []) or []:
+        for entry in raw_doc(p).get("algorithms", []) or []:
             if isinstance(entry, dict):
                 catalog.setdefault(entry.get("name"), entry)
     words = {"any": "any node", "last_added": "last added only"}
@@ -552,7 +564,7 @@ def check_figure_data(d, inputs):
     checked.append(f"theory: {theory} chsim theory rows equal the loader's")
     # The loader keeps every row of every table.
     for p in inputs:
-        doc = json.loads(Path(p).read_text())
+        doc = raw_doc(p)
         if doc.get("kind") == "chsim-results" and doc["scenario"]["name"].startswith("nb-smoke"):
             rf = cr.load(p)
             for table in ("cases", "rows", "summary", "nodes", "transitions"):
