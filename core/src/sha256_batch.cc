@@ -9,6 +9,10 @@
 #include <atomic>
 #include <cstring>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 #include "chsim/hasher.h"
 #include "chsim/simd.h"
 
@@ -22,10 +26,14 @@ void NiLastWord4(const uint8_t (*blocks)[64], uint32_t* out) noexcept;
 
 namespace {
 
+// SHA-NI is CPUID leaf 7, EBX bit 29 (Intel SDM vol. 2A, CPUID); read directly, since
+// __builtin_cpu_supports("sha") is GCC's only (clang 14 has no "sha" feature string).
 bool CpuHasShaNi() noexcept {
 #ifdef CHSIM_SHA256MB_X86
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
   __builtin_cpu_init();
-  return __builtin_cpu_supports("sha") && __builtin_cpu_supports("sse4.1") &&
+  return (ebx & (1u << 29)) != 0 && __builtin_cpu_supports("sse4.1") &&
          MaxSimdLevel() != SimdLevel::kPortable;
 #else
   return false;

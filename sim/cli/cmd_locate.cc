@@ -230,7 +230,7 @@ Params StrategyParams(const CLI::App* cmd, const AlgorithmOptions& a, const Repl
   for (const auto& [param, text] : a.strategy_given) {
     if (cmd->count(FlagOf(param)) == 0) continue;
     const auto ps = std::find_if(s.params.begin(), s.params.end(),
-                                 [&](const ParamSpec& q) { return q.name == param; });
+                                 [&, &param = param](const ParamSpec& q) { return q.name == param; });
     if (ps == s.params.end()) {
       std::string own;
       for (const ParamSpec& q : s.params) own += (own.empty() ? "" : ", ") + FlagOf(q.name);

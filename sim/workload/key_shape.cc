@@ -192,7 +192,9 @@ template <typename V>
 // vector): (b * 62) >> 8 as the high half of b * (62 << 8), one vpmulhuw per
 // byte parity, where the compiler makes each multiply by 62 shifts and a
 // subtraction. In asm: a template not itself compiled for AVX2 cannot call
-// its intrinsics.
+// its intrinsics. GCC only: clang checks a 256-bit "x" operand against the
+// template's own target and refuses it, so clang builds take the generic
+// lines, which compute the same bytes.
 template <CharKind kKind, int L, bool kAvx2 = false>
 [[gnu::always_inline]] inline void MapChars(typename Lanes<L>::U64& x) noexcept {
   using T = Lanes<L>;
@@ -206,7 +208,12 @@ template <CharKind kKind, int L, bool kAvx2 = false>
     // Each byte times 62 in its 16-bit lane (< 2^14: no carry into the next byte).
     typename T::U16 v = reinterpret_cast<typename T::U16>(x);
     typename T::U16 low, high;
-    if constexpr (kAvx2) {
+#ifdef __clang__
+    constexpr bool kAsm = false;
+#else
+    constexpr bool kAsm = kAvx2;
+#endif
+    if constexpr (kAsm) {
       static_assert(L == 4);
       const typename T::U16 factor = typename T::U16{} + (62 << 8);
       low = v & 0xff;

@@ -110,7 +110,8 @@ std::vector<const AlgorithmSpec*> AlgorithmsFor(const ReplicaStrategy& strategy)
 }
 
 Params ReplicaStrategy::Resolve(const Params& given) const {
-  for (const auto& [param, value] : given.values()) {
+  for (const auto& entry : given.values()) {
+    const std::string& param = entry.first;
     const auto p = std::find_if(params.begin(), params.end(),
                                 [&](const ParamSpec& ps) { return ps.name == param; });
     if (p == params.end()) {
@@ -120,7 +121,7 @@ Params ReplicaStrategy::Resolve(const Params& given) const {
       throw std::invalid_argument("strategy " + std::string(name) + " has no parameter '" + param +
                                   "'; its parameters: " + (names.empty() ? "none" : names));
     }
-    p->Check(name, value);
+    p->Check(name, entry.second);
   }
   Params resolved;
   for (const ParamSpec& p : params) {
