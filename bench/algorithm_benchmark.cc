@@ -25,12 +25,15 @@
 //       what the Algorithm interface costs: the same function inlined in the
 //       loop, called per key through the interface (a virtual call), and
 //       through one LocateBatch call per 1,024 keys (devirtualized inside).
-//   algo/floor/power/nodes:<n>
-//       The three Mix64 that power's answer needs per key on its common path
-//       (the spread key k, then Mix64(Mix64(k) ^ j)), inlined in the loop with
-//       no call and nothing else: a floor under any implementation of
-//       power's mapping on one core (scripts/compare-reference prints it
-//       beside the reference engine).
+//   algo/floor/power/nodes:<n>, algo/floor/power_mix64/nodes:<n>
+//       The Mix64 that power's answer needs per key on its common path (the
+//       spread key k, then Mix64(Mix64(k) ^ j), or Mix64(k ^ j) with
+//       level_hash mix64), inlined in the loop with no call and nothing
+//       else: a floor under any implementation of that mapping on one core
+//       (scripts/compare-reference prints it beside the reference engine).
+// Variants: the lookup, batch and keyed rows also run each entry of
+// Variants(), an algorithm with a non-default parameter under its own name
+// (power_mix64: power with level_hash mix64).
 //   algo/grid/<name>/nodes:<n>
 //       With --chsim_grid only: the tput lookup (nothing removed) at 35 node
 //       counts from 2^16 to 2^18, 16 per doubling (2^(16 + i/16), rounded)
@@ -81,14 +84,34 @@ const std::vector<uint64_t>& Hashes() {
   return h;
 }
 
-// Builds `name` over n numbered nodes and removes `removed_pct`% of them, a
+// A registry algorithm with non-default parameters, benchmarked as `label`.
+struct Variant {
+  std::string label, algorithm;
+  Params params;
+};
+
+const std::vector<Variant>& Variants() {
+  static const std::vector<Variant> v = {
+      {"power_mix64", "power", Params{{"level_hash", std::string("mix64")}}}};
+  return v;
+}
+
+// MakeAlgorithm for a registry name or a Variants() label.
+std::unique_ptr<Algorithm> MakeNamed(const std::string& name, std::span<const Node> nodes) {
+  for (const Variant& v : Variants()) {
+    if (v.label == name) return MakeAlgorithm(v.algorithm, nodes, v.params);
+  }
+  return MakeAlgorithm(name, nodes);
+}
+
+// Builds `name` (MakeNamed) over n numbered nodes and removes `removed_pct`% of them, a
 // random set (a fixed seed: every algorithm loses the same ids), in descending
 // id order. An algorithm that rebuilds on every change (!incremental) is built
 // over the survivors instead: the same structure without 10^5 rebuilds.
 // Throws what MakeAlgorithm throws.
 std::unique_ptr<Algorithm> Build(const std::string& name, size_t n, int removed_pct) {
   const std::vector<Node> nodes = MakeNumberedNodes(static_cast<uint32_t>(n));
-  std::unique_ptr<Algorithm> a = MakeAlgorithm(name, nodes);
+  std::unique_ptr<Algorithm> a = MakeNamed(name, nodes);
   SplitMix64 rng(0x72656d6f7665ULL);  // "remove"
   std::vector<uint32_t> ids = a->live_ids();
   const size_t count = n * static_cast<size_t>(removed_pct) / 100;
@@ -105,7 +128,7 @@ std::unique_ptr<Algorithm> Build(const std::string& name, size_t n, int removed_
       if (!gone[i]) survivors.push_back(nodes[i]);
     }
     a.reset();
-    return MakeAlgorithm(name, survivors);
+    return MakeNamed(name, survivors);
   }
   for (size_t r = 0; r < count; ++r) a->Remove(ids[r]);
   return a;
@@ -177,14 +200,15 @@ void BM_Keyed(benchmark::State& state, std::string name, const Hasher* hasher) {
   });
 }
 
-void BM_PowerFloor(benchmark::State& state) {
+// remix: level_hash mix2 (the default), else mix64.
+void BM_PowerFloor(benchmark::State& state, bool remix) {
   const uint32_t mask =
       static_cast<uint32_t>(std::bit_ceil(static_cast<uint64_t>(state.range(0)))) - 1;
   const std::vector<uint64_t>& hashes = Hashes();
   RunItems<false>(state, hashes.size() - 1, [&](size_t i) -> uint64_t {
     const uint64_t k = Mix64(hashes[i]);
     const int j = std::bit_width((static_cast<uint32_t>(k) & mask) | 1u) - 1;
-    return Mix64(Mix64(k) ^ static_cast<uint64_t>(j));
+    return Mix64((remix ? Mix64(k) : k) ^ static_cast<uint64_t>(j));
   });
 }
 
@@ -267,8 +291,10 @@ void BM_Interface(benchmark::State& state, std::string name, Via via, Fn fn) {
 }
 
 void Register() {
-  for (const AlgorithmSpec* spec : AllAlgorithms()) {
-    const std::string name(spec->name);
+  std::vector<std::pair<std::string, const AlgorithmSpec*>> named;
+  for (const AlgorithmSpec* spec : AllAlgorithms()) named.emplace_back(spec->name, spec);
+  for (const Variant& v : Variants()) named.emplace_back(v.label, &GetAlgorithm(v.algorithm));
+  for (const auto& [name, spec] : named) {
     for (int removed : {0, 10, 50, 90}) {
       if (removed > 0 && !spec->capabilities.arbitrary_removal) continue;
       for (bool lat : {false, true}) {
@@ -301,9 +327,12 @@ void Register() {
       Tune(b->ArgName("nodes")->Iterations(spec->capabilities.incremental ? 20 : 3));
     }
   }
-  auto* floor = benchmark::RegisterBenchmark("algo/floor/power", BM_PowerFloor);
-  for (int64_t n : Sizes()) floor->Arg(n);
-  Tune(floor->ArgName("nodes"));
+  for (bool remix : {true, false}) {
+    auto* floor = benchmark::RegisterBenchmark(
+        remix ? "algo/floor/power" : "algo/floor/power_mix64", BM_PowerFloor, remix);
+    for (int64_t n : Sizes()) floor->Arg(n);
+    Tune(floor->ArgName("nodes"));
+  }
   for (const AlgorithmSpec* spec : AllAlgorithms()) {
     if (!g_grid) break;
     const std::string name(spec->name);

@@ -29,7 +29,8 @@ itself (ctypes), never through chsim's code:
   dx            the first working bucket of Bounded(x_i, 2n), x_i the SplitMix64 stream of h
                 (x_i = Mix64(h + i * gamma)); buckets 0..n-1 work (Dong & Wang 2021)
   power         f(k, m) over the low bits' highest set bit, g = jump's walk from m/2 - 1 with
-                uniforms from SplitMix64(k ^ "power"), k = Mix64(h) (Leu 2023)
+                uniforms from SplitMix64(k ^ "power"), k = Mix64(h) (Leu 2023); the offset in
+                level j is Mix2(k, j), or Mix64(k ^ j) with --level-hash mix64
   flip          fliphashPow2 / fliphashGeneral with H(k, (a, b)) = Mix2(k, a + (b << 16)), 64
                 draws at most, k = Mix64(h) (Masson & Lee 2024)
   jumpback      the jump sequence walked backwards over power-of-two levels, random bits from
@@ -169,8 +170,9 @@ def dx(h, n):
             return b
 
 
-def power(h, n):
+def power(h, n, level_hash="mix2"):
     k = mix64(h)
+    level = (lambda j: mix2(k, j)) if level_hash == "mix2" else (lambda j: mix64(k ^ j))
     m = 1 << (n - 1).bit_length()
 
     def f(mask):  # Section VI.A: the level of the highest set bit, a hashed offset in it
@@ -178,7 +180,7 @@ def power(h, n):
         if bits == 0:
             return 0
         j = bits.bit_length() - 1
-        return (1 << j) + (mix2(k, j) & ((1 << j) - 1))
+        return (1 << j) + (level(j) & ((1 << j) - 1))
 
     r1 = f(m - 1)
     if r1 < n:
@@ -271,7 +273,10 @@ def binomial(h, n):
 
 
 RANGE_HASHES = {"dx": dx, "power": power, "flip": flip, "jumpback": jumpback,
-                "binomial": binomial}
+                "binomial": binomial,
+                "power --level-hash mix64": lambda h, n: power(h, n, "mix64")}
+# Checked besides each algorithm's defaults: "NAME --flag value" runs chsim with those flags.
+VARIANTS = {"power": ["power --level-hash mix64"]}
 
 
 def _rj_mix(a, b, c):
@@ -452,8 +457,8 @@ def compare(chsim, name, servers, keys):
     key_hash = KEY_HASH.get(name, xxh3)
     want = [keys[i] + b"\t" + nodes[o][0].encode()
             for i, o in enumerate(reference(name, nodes, [key_hash(k) for k in keys]))]
-    p = subprocess.run([chsim, "locate", "--servers", servers, "--algorithm", name, "-"],
-                       input=b"".join(k + b"\n" for k in keys), capture_output=True)
+    p = subprocess.run([chsim, "locate", "--servers", servers, "--algorithm"] + name.split() +
+                       ["-"], input=b"".join(k + b"\n" for k in keys), capture_output=True)
     if p.returncode != 0:
         print(f"{name}: chsim exited {p.returncode}: {p.stderr.decode().strip()}")
         return 1
@@ -501,7 +506,8 @@ def every_algorithm(a, keys):
             if name == "ketama":  # tests/compat: against the real clients
                 continue
             for servers in (a.servers, many.name):
-                failed += compare(a.chsim, name, servers, keys)
+                for variant in [name] + VARIANTS.get(name, []):
+                    failed += compare(a.chsim, variant, servers, keys)
             if weights == "no":
                 failed += refuses_weights(a.chsim, name, a.weighted, a.keys)
             else:

@@ -9,6 +9,7 @@
 // - monotonicity: growing n by one moves keys only to the new bucket, all
 //   the way from 1 to 300 buckets, and removing it restores every key;
 // - the LIFO contract: a middle node is refused, nothing changes;
+// Each runs for power's non-default level hash too ("power:level_hash=mix64").
 // - LocateBatch equals Locate key for key, at sizes around powers of two,
 //   over batches that are no multiple of a vector or a block, and after a
 //   re-add has moved an id off its bucket. power's LocateBatch runs its first
@@ -18,7 +19,9 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cctype>
 #include <cmath>
+#include <memory>
 #include <string>
 
 #include "chsim/algorithm.h"
@@ -51,12 +54,21 @@ double BinomialShare(uint32_t j, uint32_t n) {
   return 1 / E + q * to_minor / M;
 }
 
+// MakeAlgorithm of "NAME" or "NAME:PARAM=VALUE" (a string parameter).
+std::unique_ptr<Algorithm> MakeRangeNamed(std::string_view name, std::span<const Node> nodes) {
+  const size_t colon = name.find(':'), eq = name.find('=');
+  if (colon == std::string_view::npos) return MakeAlgorithm(name, nodes);
+  Params p;
+  p.Set(name.substr(colon + 1, eq - colon - 1), std::string(name.substr(eq + 1)));
+  return MakeAlgorithm(name.substr(0, colon), nodes, p);
+}
+
 class RangeHash : public ::testing::TestWithParam<std::string_view> {};
 
 TEST_P(RangeHash, SharesAreUniformWithinSamplingError) {
   const auto keys = RandomHashes(400000, 11);
   for (uint32_t n : {2u, 3u, 5u, 64u, 65u, 100u, 257u, 1000u}) {
-    auto a = MakeAlgorithm(GetParam(), MakeNumberedNodes(n));
+    auto a = MakeRangeNamed(GetParam(), MakeNumberedNodes(n));
     std::vector<uint32_t> out(keys.size());
     a->LocateBatch(keys, out);
     std::vector<double> counts(n, 0.0);
@@ -77,7 +89,7 @@ TEST_P(RangeHash, SharesAreUniformWithinSamplingError) {
 TEST_P(RangeHash, GrowingMovesKeysOnlyToTheNewBucketAndShrinkingRestores) {
   const auto keys = RandomHashes(20000, 12);
   const auto names = MakeNumberedNodes(300);
-  auto a = MakeAlgorithm(GetParam(), std::span<const Node>(names.data(), 1));
+  auto a = MakeRangeNamed(GetParam(), std::span<const Node>(names.data(), 1));
   std::vector<uint32_t> before(keys.size()), after(keys.size());
   a->LocateBatch(keys, before);
   std::vector<std::vector<uint32_t>> history{before};
@@ -107,7 +119,7 @@ TEST_P(RangeHash, GrowingMovesKeysOnlyToTheNewBucketAndShrinkingRestores) {
 }
 
 TEST_P(RangeHash, RemovesOnlyTheLastNode) {
-  auto a = MakeAlgorithm(GetParam(), MakeNumberedNodes(5));
+  auto a = MakeRangeNamed(GetParam(), MakeNumberedNodes(5));
   EXPECT_FALSE(a->capabilities().arbitrary_removal);
   EXPECT_FALSE(a->capabilities().weights);
   EXPECT_TRUE(a->capabilities().minimal_disruption);
@@ -122,14 +134,14 @@ TEST_P(RangeHash, RemovesOnlyTheLastNode) {
   EXPECT_THROW(a->Remove(4), std::invalid_argument);
   auto weighted = MakeNumberedNodes(3);
   weighted[1].weight = 2;
-  EXPECT_THROW(MakeAlgorithm(GetParam(), weighted), Unsupported);
+  EXPECT_THROW(MakeRangeNamed(GetParam(), weighted), Unsupported);
 }
 
 TEST_P(RangeHash, LocateBatchEqualsLocate) {
   const auto keys = RandomHashes(4099, 14);  // 16 blocks of 256 and 3 keys
   std::vector<uint32_t> out(keys.size());
   for (uint32_t n : {1u, 2u, 3u, 7u, 8u, 9u, 64u, 65u, 1000u, 1024u, 100000u}) {
-    auto a = MakeAlgorithm(GetParam(), MakeNumberedNodes(n));
+    auto a = MakeRangeNamed(GetParam(), MakeNumberedNodes(n));
     for (int pass = 0; pass < 2; ++pass) {
       for (size_t count : {keys.size(), size_t{13}}) {
         const std::span<const uint64_t> some(keys.data(), count);
@@ -147,8 +159,14 @@ TEST_P(RangeHash, LocateBatchEqualsLocate) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, RangeHash,
-                         ::testing::Values("jump", "power", "flip", "jumpback", "binomial"),
-                         [](const auto& info) { return std::string(info.param); });
+                         ::testing::Values("jump", "power", "power:level_hash=mix64", "flip",
+                                           "jumpback", "binomial"),
+                         [](const auto& info) {
+                           std::string id(info.param);
+                           for (char& c : id)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return id;
+                         });
 
 // BinomialHash is not exactly uniform just above a power of two: the test's
 // exact shares must differ measurably from 1/n there, or the test above

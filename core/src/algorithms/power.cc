@@ -18,12 +18,20 @@
 // key only to bucket n (the paper proves both; tests/algorithms/range_hash_test.cc
 // checks them).
 //
-// The key hash is spread once with Mix64 (so 32-bit key hashers work too);
-// the hash of (key, j) is Mix2(key, j) and g's uniforms are a SplitMix64
-// stream seeded from the key (chsim/splitmix.h), independent of f's bits.
+// The key hash h is spread once, k = Mix64(h) (so 32-bit key hashers work
+// too), and g's uniforms are a SplitMix64 stream seeded from k ^ "power"
+// (chsim/splitmix.h), independent of f's bits. The hash of (key, j) is the
+// parameter `level_hash`:
+//   ""/"mix2"  Mix2(k, j) = Mix64(Mix64(k) ^ j): the default, every answer
+//              chsim has given for power (three Mix64 per key);
+//   "mix64"    Mix64(k ^ j) = Mix2(h, j): the same construction one Mix64
+//              shorter, since k is already a Mix64 of the key (two per key).
+// Both are Mix64 of an input that no other hash of the lookup uses (j < 32
+// differs from "power"), so the offset is uniform and independent of the
+// level's bits and of g; they differ only in which keys go where.
 //
-// Cost: with the key hash given, a lookup is three Mix64 (the spread key,
-// then Mix2) when f(key, m) < n, and the walk g besides for the other keys:
+// Cost: with the key hash given, a lookup is three Mix64 ("mix2") or two
+// ("mix64") when f(key, m) < n, and the walk g besides for the other keys:
 // a fraction 1 - n/m of them, largest just above a power of two. LocateBatch
 // runs f over 4 or 8 keys at once in vector lanes (simd/power_lanes.h, AVX2
 // or AVX-512 as the CPU has and CHSIM_SIMD allows), then finishes the keys
@@ -42,12 +50,12 @@ namespace chsim::algorithms_internal {
 extern const AlgorithmSpec kPowerSpec;
 
 // f(key, m) in vector lanes (simd/power_avx2.cc, simd/power_avx512.cc):
-// k[i] = Mix64(hashes[i]), f[i] = PowerF(k[i], mask) for i < count, a
-// multiple of 8.
-using PowerFirstStageFn = void (*)(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k,
-                                   uint32_t* f) noexcept;
-void PowerFirstStageAvx2(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
-void PowerFirstStageAvx512(const uint64_t*, size_t, uint32_t, uint64_t*, uint32_t*) noexcept;
+// k[i] = Mix64(hashes[i]), f[i] = PowerF<kRemix>(k[i], mask) for i < count,
+// a multiple of 8.
+using PowerFirstStageFn = void (*)(const uint64_t* hashes, size_t count, uint32_t mask, bool remix,
+                                   uint64_t* k, uint32_t* f) noexcept;
+void PowerFirstStageAvx2(const uint64_t*, size_t, uint32_t, bool, uint64_t*, uint32_t*) noexcept;
+void PowerFirstStageAvx512(const uint64_t*, size_t, uint32_t, bool, uint64_t*, uint32_t*) noexcept;
 
 namespace {
 
@@ -63,13 +71,17 @@ PowerFirstStageFn ChooseFirstStage() noexcept {
   return nullptr;
 }
 
-// f(key, m) with mask = m - 1 (Section VI.A).
+// f(key, m) with mask = m - 1 (Section VI.A); the hash of (key, j) is
+// Mix2(k, j) when kRemix ("mix2"), else Mix64(k ^ j) ("mix64").
+template <bool kRemix>
 inline uint32_t PowerF(uint64_t k, uint32_t mask) noexcept {
   const uint32_t bits = static_cast<uint32_t>(k) & mask;
   if (bits == 0) return 0;
   const int j = std::bit_width(bits) - 1;  // highest set bit
   const uint32_t h = uint32_t{1} << j;
-  return h + (static_cast<uint32_t>(Mix2(k, static_cast<uint64_t>(j))) & (h - 1));
+  const uint64_t level =
+      kRemix ? Mix2(k, static_cast<uint64_t>(j)) : Mix64(k ^ static_cast<uint64_t>(j));
+  return h + (static_cast<uint32_t>(level) & (h - 1));
 }
 
 // g(key, n, s) (Section VI.B): the largest x of the walk below n.
@@ -86,12 +98,13 @@ inline uint32_t PowerG(uint64_t k, uint32_t n, uint32_t s) noexcept {
   }
 }
 
+template <bool kRemix>
 struct PowerFn {
   explicit PowerFn(uint32_t n)
       : n(n), mask(static_cast<uint32_t>(std::bit_ceil(n)) - 1), half_mask(mask >> 1) {}
   uint32_t operator()(uint64_t key_hash) const noexcept {
     const uint64_t k = Mix64(key_hash);
-    const uint32_t r1 = PowerF(k, mask);
+    const uint32_t r1 = PowerF<kRemix>(k, mask);
     if (r1 < n) return r1;
     return SecondStage(k);
   }
@@ -99,7 +112,7 @@ struct PowerFn {
   uint32_t SecondStage(uint64_t k) const noexcept {
     const uint32_t r2 = PowerG(k, n, half_mask);
     if (r2 > half_mask) return r2;
-    return PowerF(k, half_mask);
+    return PowerF<kRemix>(k, half_mask);
   }
   // out[i] = (*this)(hashes[i]), f of blocks of keys in vector lanes.
   void Batch(std::span<const uint64_t> hashes, std::span<uint32_t> out) const noexcept {
@@ -109,7 +122,7 @@ struct PowerFn {
     for (size_t i = 0; i < hashes.size(); i += kBlock) {
       const size_t count = std::min(kBlock, hashes.size() - i);
       const size_t lanes = first == nullptr ? 0 : count & ~size_t{7};
-      if (lanes > 0) first(hashes.data() + i, lanes, mask, k, out.data() + i);
+      if (lanes > 0) first(hashes.data() + i, lanes, mask, kRemix, k, out.data() + i);
       for (size_t j = 0; j < lanes; ++j) {
         if (out[i + j] >= n) out[i + j] = SecondStage(k[j]);
       }
@@ -119,6 +132,25 @@ struct PowerFn {
   uint32_t n, mask, half_mask;  // mask = m - 1, half_mask = m/2 - 1
 };
 
+std::vector<std::string_view> LevelHashes() { return {"mix2", "mix64"}; }
+
+constexpr ParamSpec kPowerParams[] = {
+    kKeyHasherParam,
+    {.name = "level_hash",
+     .type = ParamType::kString,
+     .doc = "hash of (key, level) in f: mix2 = Mix64(Mix64(k) ^ j) (the default), "
+            "mix64 = Mix64(k ^ j) (one Mix64 fewer per key, other answers)",
+     .default_text = "",
+     .choices = LevelHashes},
+};
+
+// "mix64" picks the shorter hash; "" and "mix2" the default one. Each is its
+// own LifoBuckets, so Locate stays one direct call of the Fn, branch-free.
+std::unique_ptr<Algorithm> MakePower(std::span<const Node> nodes, const Params& p) {
+  if (p.Text("level_hash") == "mix64") return MakeLifo<PowerFn<false>, kPowerSpec>(nodes, p);
+  return MakeLifo<PowerFn<true>, kPowerSpec>(nodes, p);
+}
+
 }  // namespace
 
 constinit const AlgorithmSpec kPowerSpec = LifoSpec({
@@ -126,7 +158,8 @@ constinit const AlgorithmSpec kPowerSpec = LifoSpec({
     .summary = "power consistent hash: O(1) expected time and memory; last-in-first-out removal",
     .paper = "Leu, \"Fast Consistent Hashing in Constant Time\", arXiv:2307.12448",
     .year = 2023,
-    .make = MakeLifo<PowerFn, kPowerSpec>,
+    .params = kPowerParams,
+    .make = MakePower,
 });
 
 }  // namespace chsim::algorithms_internal

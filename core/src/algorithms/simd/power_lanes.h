@@ -31,9 +31,10 @@ inline V Mix64Lanes(V x) {
 
 // For i < count (a multiple of W): k[i] = Mix64(hashes[i]), and f[i] =
 // f(k[i], mask + 1): with bits the key's low bits under mask, 0 when bits is
-// 0, else 2^j + (Mix2(k, j) & (2^j - 1)), j the highest set bit of bits and
-// Mix2(k, j) = Mix64(Mix64(k) ^ j).
-template <typename V>
+// 0, else 2^j + (L(k, j) & (2^j - 1)), j the highest set bit of bits and the
+// level hash L(k, j) = Mix2(k, j) = Mix64(Mix64(k) ^ j) when kRemix ("mix2"),
+// else Mix64(k ^ j) ("mix64").
+template <typename V, bool kRemix>
 inline void PowerFirstStageLanes(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k,
                                  uint32_t* f) {
   constexpr size_t kLanes = sizeof(V) / sizeof(uint64_t);
@@ -48,7 +49,7 @@ inline void PowerFirstStageLanes(const uint64_t* hashes, size_t count, uint32_t 
     const D exact = (D)(bits | 0x4330000000000000ULL) - 0x1p52;
     const V j = (((V)exact >> 52) - 1023) & 63;  // garbage (unused) where bits == 0
     const V top = (V{} + 1) << j;
-    const V offset = Mix64Lanes(Mix64Lanes(key) ^ j) & (top - 1);
+    const V offset = Mix64Lanes((kRemix ? Mix64Lanes(key) : key) ^ j) & (top - 1);
     const V r = (top + offset) & (V)(bits != 0);
     __builtin_memcpy(k + i, &key, sizeof key);
     for (size_t l = 0; l < kLanes; ++l) f[i + l] = static_cast<uint32_t>(r[l]);
@@ -58,14 +59,18 @@ inline void PowerFirstStageLanes(const uint64_t* hashes, size_t count, uint32_t 
 }  // namespace
 
 // Defines chsim::algorithms_internal::PowerFirstStage<Name>(hashes, count,
-// mask, k, f) over `bytes`-wide vectors, for power.cc's dispatcher.
-#define CHSIM_POWER_DEFINE_FIRST_STAGE(Name, bytes)                                            \
-  namespace chsim::algorithms_internal {                                                       \
-  void PowerFirstStage##Name(const uint64_t* hashes, size_t count, uint32_t mask, uint64_t* k, \
-                             uint32_t* f) noexcept {                                           \
-    typedef uint64_t V __attribute__((vector_size(bytes)));                                    \
-    PowerFirstStageLanes<V>(hashes, count, mask, k, f);                                        \
-  }                                                                                            \
+// mask, remix, k, f) over `bytes`-wide vectors, for power.cc's dispatcher.
+#define CHSIM_POWER_DEFINE_FIRST_STAGE(Name, bytes)                                           \
+  namespace chsim::algorithms_internal {                                                      \
+  void PowerFirstStage##Name(const uint64_t* hashes, size_t count, uint32_t mask, bool remix, \
+                             uint64_t* k, uint32_t* f) noexcept {                             \
+    typedef uint64_t V __attribute__((vector_size(bytes)));                                   \
+    if (remix) {                                                                              \
+      PowerFirstStageLanes<V, true>(hashes, count, mask, k, f);                               \
+    } else {                                                                                  \
+      PowerFirstStageLanes<V, false>(hashes, count, mask, k, f);                              \
+    }                                                                                         \
+  }                                                                                           \
   }
 
 #endif  // CHSIM_CORE_SRC_ALGORITHMS_SIMD_POWER_LANES_H_
