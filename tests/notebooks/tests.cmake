@@ -28,4 +28,7 @@ if(TARGET chsim)
                    $<TARGET_FILE:chsim> ${PROJECT_SOURCE_DIR})
   set_tests_properties(notebooks_proxies_answer PROPERTIES LABELS notebooks
                        TIMEOUT ${CHSIM_HANG_S})
+  if(CHSIM_SANITIZER_RUN)  # the smaller twin (proxies_answer_test.py)
+    set_tests_properties(notebooks_proxies_answer PROPERTIES ENVIRONMENT CHSIM_TEST_SANITIZED=1)
+  endif()
 endif()
