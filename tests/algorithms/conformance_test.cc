@@ -59,6 +59,7 @@
 #include "chsim/algorithm.h"
 #include "chsim/node.h"
 #include "test_util.h"
+#include "tests/sanitized.h"
 
 namespace chsim {
 namespace {
@@ -333,11 +334,7 @@ Violations CheckMinimalDisruption(const AlgorithmSpec& spec) {
 // for memory errors and races in Add, Remove and Locate instead, and 1,000
 // steps over kKitNodes nodes take every one of those paths hundreds of times
 // (an O(n) Locate such as straw2's made the long walk minutes there).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr int kRandomSteps = 1000;
-#else
-constexpr int kRandomSteps = 10000;
-#endif
+constexpr int kRandomSteps = chsim::testing::kSanitized ? 1000 : 10000;
 
 Violations CheckRandomSteps(const AlgorithmSpec& spec) {
   Violations v;

@@ -23,6 +23,7 @@
 #include "sim/base/errors.h"
 #include "sim/base/rng.h"
 #include "sim/tune/tune_command.h"
+#include "tests/sanitized.h"
 
 namespace chsim::sim {
 namespace {
@@ -32,19 +33,9 @@ namespace {
 // never on how fast the machine is that minute.
 constexpr double kNoTimeLimit = std::numeric_limits<double>::infinity();
 
-// Built with AddressSanitizer or ThreadSanitizer (GCC's macros; clang's
-// __has_feature): the statistics-only cases are left to the release run.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kTuneTestSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kTuneTestSanitized = true;
-#else
-constexpr bool kTuneTestSanitized = false;
-#endif
-#else
-constexpr bool kTuneTestSanitized = false;
-#endif
+// Built with AddressSanitizer or ThreadSanitizer: the statistics-only cases
+// are left to the release run.
+constexpr bool kTuneTestSanitized = chsim::testing::kSanitized;
 
 TuneRequest Request(uint32_t n, double target, double confidence) {
   TuneRequest r;
