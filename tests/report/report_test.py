@@ -13,18 +13,19 @@ resize-time rows, and bench/peers/run files with and without end-to-end rows.
 
 Step `report` (CTest report_make): scripts/make-report --each over every result (one report
 per file, two processes; python_api.ipynb, which reads no input, runs once per process and
-the other reports get its copy), over the shards beside their merge, and over everything together
-(with quick tune runs), three make-report runs at a time; fails on any exit status but 0, any notebook error, any figure that
-failed, any figure skipped without saying what it needs. Every report: its sections in order
-(what was run, headline answers, side by side, figures, inputs); no side-by-side row whose
-metric cells are all n/a, one row per compared setting. Then it checks figure data against
-the raw rows, computed here without the loader: the theory band and the points of the
-hottest-node figure, the bars of moved vs minimal, the headline table (max/mean, excess
-churn, ns per lookup, bytes per node, resize times, year and removals from the catalog), the
-end-to-end bars, the tune answers drawn; that the shards and their merge load as the whole
-run does; and over everything (the wide run among it): one colour per setting and one hue per
-algorithm across every figure's sidecar and the table, no text under 8 pt at the report's
-width, no figure taller than about two screens. Prints which figures each kind of input drew.
+the other reports get its copy), over the shards beside their merge, and over everything
+together (with quick tune runs), three make-report runs at a time; fails on any exit status
+but 0, any notebook error, any figure that failed, any figure skipped without saying what it
+needs. Every report: its sections in order (what was run, headline answers, side by side,
+figures, inputs); no side-by-side row whose metric cells are all n/a, one row per compared
+setting. Then it checks figure data against the raw rows, computed here without the loader:
+the theory band and the points of the hottest-node figure, the bars of moved vs minimal, the
+headline table (max/mean, excess churn, ns per lookup, bytes per node, resize times, year
+and removals from the catalog), the end-to-end bars, the tune answers drawn; that the shards
+and their merge load as the whole run does; and over everything (the wide run among it): one
+colour per setting and one hue per algorithm across every figure's sidecar and the table, no
+text under 8 pt at the report's width, no figure taller than about two screens. Prints which
+figures each kind of input drew.
 
 Usage: report_test.py run|report --chsim PATH --source DIR --work DIR [--count N]
 """
