@@ -13,18 +13,19 @@ resize-time rows, and bench/peers/run files with and without end-to-end rows.
 
 Step `report` (CTest report_make): scripts/make-report --each over every result (one report
 per file, two processes; python_api.ipynb, which reads no input, runs once per process and
-the other reports get its copy), over the shards beside their merge, and over everything together
-(with quick tune runs); fails on any exit status but 0, any notebook error, any figure that
-failed, any figure skipped without saying what it needs. Every report: its sections in order
-(what was run, headline answers, side by side, figures, inputs); no side-by-side row whose
-metric cells are all n/a, one row per compared setting. Then it checks figure data against
-the raw rows, computed here without the loader: the theory band and the points of the
-hottest-node figure, the bars of moved vs minimal, the headline table (max/mean, excess
-churn, ns per lookup, bytes per node, resize times, year and removals from the catalog), the
-end-to-end bars, the tune answers drawn; that the shards and their merge load as the whole
-run does; and over everything (the wide run among it): one colour per setting and one hue per
-algorithm across every figure's sidecar and the table, no text under 8 pt at the report's
-width, no figure taller than about two screens. Prints which figures each kind of input drew.
+the other reports get its copy), over the shards beside their merge, and over everything
+together (with quick tune runs), three make-report runs at a time; fails on any exit status
+but 0, any notebook error, any figure that failed, any figure skipped without saying what it
+needs. Every report: its sections in order (what was run, headline answers, side by side,
+figures, inputs); no side-by-side row whose metric cells are all n/a, one row per compared
+setting. Then it checks figure data against the raw rows, computed here without the loader:
+the theory band and the points of the hottest-node figure, the bars of moved vs minimal, the
+headline table (max/mean, excess churn, ns per lookup, bytes per node, resize times, year
+and removals from the catalog), the end-to-end bars, the tune answers drawn; that the shards
+and their merge load as the whole run does; and over everything (the wide run among it): one
+colour per setting and one hue per algorithm across every figure's sidecar and the table, no
+text under 8 pt at the report's width, no figure taller than about two screens. Prints which
+figures each kind of input drew.
 
 Usage: report_test.py run|report --chsim PATH --source DIR --work DIR [--count N]
 """
@@ -732,12 +733,24 @@ def report_step(a, src, work):
     shutil.rmtree(each, ignore_errors=True)
     # One report per generated file (two processes, one kernel each), at low resolution: the
     # figures' code and data are the same at any dpi. The smoke files, made to draw every
-    # figure, go into the report over everything.
+    # figure, go into the report over everything. Shards beside their merge in one report,
+    # and everything together with quick tune runs, side by side. The four make-report runs
+    # go three at a time, the longest (everything) first: one make-report keeps about one
+    # core busy (its kernel and its HTML export take turns), so two cores stay busy until
+    # the last one ends.
     inputs = [r for r in results if r.name.startswith("gen-")] + [extra / "peers-old.json"]
     halves = [inputs[0::2], inputs[1::2]]
-    with cf.ThreadPoolExecutor(2) as ex:
-        list(ex.map(lambda h: make_report(src, [*h, "--each", "--out", each, "--no-tune",
-                                                "--dpi", "40"], f"--each x {len(h)}"), halves))
+    shard_inputs = sorted((work / "shards").glob("part*.json")) + [work / "shards/merged.json"]
+    everything = results + [work / "shards/merged.json", extra / "synthetic-catalog.json",
+                            extra / "peers.json"]
+    jobs = [([*everything, extra / "algorithm_benchmark.json", "--out", work / "all", "--chsim",
+              a.chsim, "--quick"], "all")]
+    jobs += [([*h, "--each", "--out", each, "--no-tune", "--dpi", "40"], f"--each x {len(h)}")
+             for h in halves]
+    jobs += [([*shard_inputs, "--out", work / "shards-report", "--no-tune", "--dpi", "40"],
+              "shards + merge")]
+    with cf.ThreadPoolExecutor(3) as ex:
+        list(ex.map(lambda j: make_report(src, *j), jobs))
     reports = []
     for p in inputs:
         figs, rj = check_report_dir(each / p.stem, [p])
@@ -755,18 +768,7 @@ def report_step(a, src, work):
         fail(f"peers without end-to-end rows: {old['throughput_end_to_end']}")
     print(f"each: {len(inputs)} reports checked")
     names = coverage([r for r in reports if r[0].startswith("gen-")])
-    # Shards beside their merge in one report (they load as the whole run), and everything
-    # together with quick tune runs, side by side.
-    parts = check_shards(work)
-    shard_inputs = parts + [work / "shards/merged.json"]
-    everything = results + [work / "shards/merged.json", extra / "synthetic-catalog.json",
-                            extra / "peers.json"]
-    jobs = [([*shard_inputs, "--out", work / "shards-report", "--no-tune", "--dpi", "40"],
-             "shards + merge"),
-            ([*everything, extra / "algorithm_benchmark.json", "--out", work / "all", "--chsim",
-              a.chsim, "--quick"], "all")]
-    with cf.ThreadPoolExecutor(2) as ex:
-        list(ex.map(lambda j: make_report(src, *j), jobs))
+    parts = check_shards(work)  # the shards beside their merge load as the whole run
     figs, rj = check_report_dir(work / "shards-report", shard_inputs)
     used = {os.path.basename(i["file"]): i["used"] for i in rj["inputs"]}
     if not used["merged.json"] == "all" or not all(used[p.name].startswith("none") for p in parts):
