@@ -21,8 +21,10 @@ A notebook opens a ``Book`` and draws every figure inside ``book.figure(...)``:
   (x, y, width, height), filled bands (x, low, high), scatter offsets, images (arrays),
   texts, tick labels, titles, labels and scales; ``series``, each colour ``style.color``
   handed out for it (label, algorithm, colour); ``size_in`` (the PNG's width and height in
-  inches) and ``min_font_pt`` (its smallest text); plus ``data``, any table the notebook passes. Tests check figures
-  through it; humans can read the numbers behind a plot there.
+  inches), ``min_font_pt`` (its smallest text) and ``overlapping_texts`` (pairs of its
+  figure-level texts and legends drawn over each other; empty when none); plus ``data``,
+  any table the notebook passes. Tests check figures through it; humans can read the
+  numbers behind a plot there.
 - ``metrics``: the exact metric names the figure draws (a prefix such as ``"cache."`` is
   refused: ValueError). The report shows every metric of the results that no figure names
   in a generic table under its catalog group, so a new metric shows up without a new
@@ -82,6 +84,7 @@ class _Figure:
         side = {"figure": name, "title": self._entry["title"], "notebook": self._book.notebook,
                 "series": self._colors_list(), "size_in": png_inches(png),
                 "min_font_pt": min_font_pt(fig),
+                "overlapping_texts": style.overlapping_texts(fig),
                 "axes": figure_data(fig), "data": _jsonable(data or {})}
         sidecar = png.with_suffix(".json")
         sidecar.write_text(json.dumps(side, indent=None, allow_nan=False) + "\n",

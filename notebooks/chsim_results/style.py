@@ -230,9 +230,31 @@ def provenance_line(files) -> str:
 
 
 def footer(fig, text: str, y: float = -0.01):
-    """Small grey source line under a figure."""
-    if text:
-        fig.text(0.01, y, text, fontsize=MIN_FONT_PT, color="grey", ha="left", va="top")
+    """Small grey source line under a figure: at `y` (figure fraction), or lower where the
+    figure's own texts, legends and tick labels reach below `y`, so that it never covers them
+    whatever the figure's height. Call it last, after the layout and every legend."""
+    if not text:
+        return
+    lowest = fig.get_tightbbox().y0 / fig.get_size_inches()[1]  # inches -> figure fraction
+    gap = 2.0 / 72 / fig.get_size_inches()[1]
+    fig.text(0.01, min(y, lowest - gap), text, fontsize=MIN_FONT_PT, color="grey", ha="left",
+             va="top")
+
+
+def overlapping_texts(fig) -> list[str]:
+    """Pairs of the figure's own texts and legends (suptitle, footers, figure legends) whose
+    boxes overlap, as "a / b"; each text's first 30 characters, a legend as "legend"."""
+    renderer = fig.canvas.get_renderer()
+    texts = list(fig.texts)  # the suptitle is one of them
+    items = [(t.get_text()[:30], t.get_window_extent(renderer)) for t in texts
+             if t.get_visible() and t.get_text().strip()]
+    items += [("legend", g.get_window_extent(renderer)) for g in fig.legends]
+    out = []
+    for i, (na, a) in enumerate(items):
+        for nb, b in items[i + 1:]:
+            if a.overlaps(b) and min(a.y1, b.y1) - max(a.y0, b.y0) > 1.0:  # over a pixel
+                out.append(f"{na} / {nb}")
+    return out
 
 
 def legend_below(fig, axes, ncol: int | None = None, y: float = -0.02):

@@ -323,6 +323,29 @@ class Figures(unittest.TestCase):
         self.assertEqual(side["series"], [{"label": "ring(md5)", "algorithm": "ring",
                                            "color": cr.color("ring(md5)")}])
         self.assertGreaterEqual(side["min_font_pt"], cr.MIN_FONT_PT - 1)
+        self.assertEqual(side["overlapping_texts"], [])
+
+    def test_footer_goes_under_a_legend_that_reaches_below_it(self):
+        """A short figure (one algorithm, one panel) with its legend under the axes: a footer
+        at a fixed figure fraction lands on the legend, cr.footer moves below it; and the
+        sidecar's overlap check sees the difference."""
+        from chsim_results import style
+        import matplotlib.pyplot as plt
+        text = "chsim 0.1.0+0123456789ab, AMD EPYC 7B13 64-Core Processor, 1 threads, 2026-12-05"
+        found = []
+        for place in (lambda fig: fig.text(0.01, -0.06, text, fontsize=8, va="top"),
+                      lambda fig: cr.footer(fig, text, -0.06)):
+            fig, ax = plt.subplots(figsize=(6, 2.2))
+            ax.barh([0], [1])
+            fig.legend([plt.Rectangle((0, 0), 1, 1)], ["moved at n = 3"], loc="upper center",
+                       bbox_to_anchor=(0.5, 0.0), frameon=False, fontsize=8)
+            fig.suptitle("two\nlines", y=1.02)
+            fig.tight_layout()
+            place(fig)
+            found.append(style.overlapping_texts(fig))
+            plt.close(fig)
+        self.assertEqual(found[0], [text[:30] + " / legend"])
+        self.assertEqual(found[1], [])
 
 
 class Headline(unittest.TestCase):

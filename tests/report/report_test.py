@@ -341,6 +341,9 @@ def check_report_dir(d, expect_inputs):
                     fail(f"{png}: missing or too small")
                 if not png.with_suffix(".json").exists():
                     fail(f"{png}: no JSON sidecar")
+                over = json.loads(png.with_suffix(".json").read_text())["overlapping_texts"]
+                if over:  # a legend under a short figure once covered its footer
+                    fail(f"{png}: texts drawn over each other: {over}")
     rj = json.loads((d / "report.json").read_text())
     for row in rj["headline_table"]:
         metrics = [v for k, v in row.items() if k not in ("algorithm", "year", "supported removals")]
