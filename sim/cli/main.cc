@@ -19,12 +19,23 @@ int main(int argc, char** argv) {
   // "chsim 0.1.0+<commit>[-dirty]": the version and commit a result file's provenance names.
   app.set_version_flag("--version", "chsim " + chsim::sim::ToolVersion(),
                        "Print the version and git commit and exit");
-  chsim::cli::AddLocateCommand(app);
-  chsim::cli::AddRingCommand(app);
-  chsim::cli::AddListCommand(app);
-  chsim::cli::AddTuneCommand(app);
-  chsim::cli::AddDiffCommand(app);
-  chsim::cli::AddRunCommands(app, argc, argv);
+  try {
+    chsim::cli::AddLocateCommand(app);
+    chsim::cli::AddRingCommand(app);
+    chsim::cli::AddListCommand(app);
+    chsim::cli::AddTuneCommand(app);
+    chsim::cli::AddDiffCommand(app);
+    chsim::cli::AddRunCommands(app, argc, argv);
+  } catch (const CLI::OptionAlreadyAdded& e) {
+    // Every parameter of a registered algorithm or replica strategy is a flag of the commands
+    // that build one (locate, ring, tune, diff): a parameter named like a command's own flag
+    // would make a second --NAME. Said in one line, at every start, rather than an abort.
+    std::fprintf(stderr,
+                 "chsim: error: %s: a parameter of an algorithm or replica strategy has the name "
+                 "of a command's own flag; rename the parameter (docs/extending.md)\n",
+                 e.what());
+    return chsim::sim::kExitRuntime;
+  }
   // A full disk or a file-size limit (ulimit -f) must give a write error that
   // the writer reports (the temporary file removed), not a SIGXFSZ death.
   std::signal(SIGXFSZ, SIG_IGN);
