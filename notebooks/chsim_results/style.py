@@ -149,6 +149,22 @@ def linestyle(label: str) -> str:
     return LINESTYLES[fam.index(label) % len(LINESTYLES)] if label in fam else "-"
 
 
+def strategy_looks(strategies) -> tuple[dict, dict]:
+    """Markers and line styles for replica strategies named as the replicas notebook names
+    them ("walk", or "walk over racks" when it spreads over a domain level): the marker by
+    the strategy, the line style by the domain level (solid for none), each by its place in
+    sorted order, so that every (strategy, level) pair has its own pair of looks while there
+    are at most len(MARKERS) strategies and len(LINESTYLES) levels, and any number still
+    gets looks (they repeat)."""
+    names = sorted(set(strategies))
+    split = {s: (s.split(" over ", 1) + [""])[:2] for s in names}
+    bases = sorted({b for b, _ in split.values()})
+    levels = sorted({lv for _, lv in split.values()})  # "" (no domain) first
+    markers = {s: MARKERS[bases.index(b) % len(MARKERS)] for s, (b, _) in split.items()}
+    lines = {s: LINESTYLES[levels.index(lv) % len(LINESTYLES)] for s, (_, lv) in split.items()}
+    return markers, lines
+
+
 def reset_colors():
     """Forgets the registered settings (a new report starts afresh)."""
     _VARIANTS.clear()

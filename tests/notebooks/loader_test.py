@@ -348,6 +348,25 @@ class Figures(unittest.TestCase):
         self.assertEqual(found[1], [])
 
 
+class StrategyLooks(unittest.TestCase):
+    def test_every_strategy_and_level_has_looks_of_its_own(self):
+        """The default suite's 14 replica strategies (9 strategies, some over racks) once
+        overflowed the replicas notebook's 10 markers (KeyError, two figures lost)."""
+        names = ["choosek", "copyset", "crush", "crush over racks", "mincopysets", "nts",
+                 "nts over racks", "random", "salted", "salted over racks", "topk",
+                 "topk over racks", "walk", "walk over racks"]
+        markers, lines = cr.strategy_looks(names)
+        self.assertEqual(sorted(markers), names)
+        looks = {(markers[s], lines[s]) for s in names}
+        self.assertEqual(len(looks), len(names))
+        self.assertEqual(markers["walk"], markers["walk over racks"])
+        self.assertEqual(lines["walk"], "-")
+        self.assertNotEqual(lines["walk"], lines["walk over racks"])
+        many = [f"s{i}" + (" over zones" if i % 3 else "") for i in range(40)]
+        markers, lines = cr.strategy_looks(many)  # more than there are markers: they repeat
+        self.assertEqual((sorted(markers), sorted(lines)), (sorted(many), sorted(many)))
+
+
 class Headline(unittest.TestCase):
     def test_columns_without_data_say_what_would_supply_them(self):
         from chsim_results import sidebyside as sbs
