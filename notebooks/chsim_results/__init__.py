@@ -29,8 +29,9 @@ from .load import (SUPPORTED, TABLE_COLUMNS, ResultFile, UnsupportedResultFile, 
                    empty_results, expand_spec, figure_dir, input_row, input_spec, load,
                    load_algorithm_benchmark, load_all, load_results, parse, results_dir,
                    run_key)
-from .style import (MIN_FONT_PT, REPORT_WIDTH_IN, color, footer, legend_below, legend_right, linestyle, marker, panel_grid, strategy_looks,
-                    provenance_line, reset_colors, spans_decades, use_style)
+from .style import (MIN_FONT_PT, REPORT_WIDTH_IN, color, footer, legend_below, legend_right,
+                    linestyle, marker, panel_grid, provenance_line, reset_colors, spans_decades,
+                    strategy_looks, use_style)
 from .tables import best_per_key, column, metric, natural_key, pick_spread, ring_points, wide
 from .theory import (cv_band, max_ratio_quantile, points_for_target, theory_cv,
                      theory_max_over_mean, wh_quantile)

@@ -261,9 +261,8 @@ def overlapping_texts(fig) -> list[str]:
     """Pairs of the figure's own texts and legends (suptitle, footers, figure legends) whose
     boxes overlap, as "a / b"; each text's first 30 characters, a legend as "legend"."""
     renderer = fig.canvas.get_renderer()
-    texts = list(fig.texts)  # the suptitle is one of them
-    items = [(t.get_text()[:30], t.get_window_extent(renderer)) for t in texts
-             if t.get_visible() and t.get_text().strip()]
+    items = [(t.get_text()[:30], t.get_window_extent(renderer)) for t in fig.texts
+             if t.get_visible() and t.get_text().strip()]  # the suptitle is one of fig.texts
     items += [("legend", g.get_window_extent(renderer)) for g in fig.legends]
     out = []
     for i, (na, a) in enumerate(items):

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
     chsim::cli::AddDiffCommand(app);
     chsim::cli::AddRunCommands(app, argc, argv);
   } catch (const CLI::OptionAlreadyAdded& e) {
-    // Every parameter of a registered algorithm or replica strategy is a flag of the commands
-    // that build one (locate, ring, tune, diff): a parameter named like a command's own flag
-    // would make a second --NAME. Said in one line, at every start, rather than an abort.
+    // Every parameter of a registered algorithm is a flag of locate and diff, and of a replica
+    // strategy one of locate: a parameter named like a command's own flag would make a second
+    // --NAME. Said in one line, at every start, rather than an abort.
     std::fprintf(stderr,
                  "chsim: error: %s: a parameter of an algorithm or replica strategy has the name "
                  "of a command's own flag; rename the parameter (docs/extending.md)\n",
