@@ -5,13 +5,18 @@
 // straw2 bucket (tests/compat/golden-crush/mappings/multipick.tsv: weights
 // 10, 10, 10, 10, 1; the first copy is the bucket's straw2 choice at rank 0,
 // no device being out). And what Ceph documents for straw2: changing one
-// node's weight moves keys only to or from that node.
+// node's weight moves keys only to or from that node. And Locate against the
+// draws made one by one with the public crush::Hash32_3 and crush::Ln and a
+// plain division, at node counts around its hashing block and vector widths,
+// with unit and mixed weights and after a remove and re-add (CTest runs it
+// again with CHSIM_SIMD=avx2 and =portable, tests.cmake).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "chsim/algorithm.h"
+#include "chsim/crush.h"
 #include "chsim_source_dir.h"
 #include "test_util.h"
 
@@ -57,6 +62,57 @@ TEST(Straw2, WeightChangeMovesKeysOnlyToOrFromThatNode) {
         ASSERT_EQ(b == changed, nw > w[changed]);  // growing only gains, shrinking only loses
       }
       EXPECT_GT(moved, 0u);
+    }
+  }
+}
+
+// A live node as straw2 sees it: its CRUSH device, 16.16 weight and id.
+struct Device {
+  int32_t device;
+  uint32_t weight;
+  uint32_t id;
+};
+
+// The id of the highest draw, the lowest device on a tie, computed draw by
+// draw as bucket_straw2_choose states it.
+uint32_t HighestDraw(const std::vector<Device>& devices, uint32_t x) {
+  const crush::LnTables& tables = crush::GeneratedLnTables();
+  const Device* best = nullptr;
+  int64_t best_draw = 0;
+  for (const Device& d : devices) {
+    const uint32_t u = crush::Hash32_3(x, static_cast<uint32_t>(d.device), 0) & 0xffff;
+    const int64_t draw = (static_cast<int64_t>(crush::Ln(u, tables)) - (int64_t{1} << 48)) /
+                         static_cast<int64_t>(d.weight);
+    if (best == nullptr || draw > best_draw || (draw == best_draw && d.device < best->device)) {
+      best = &d, best_draw = draw;
+    }
+  }
+  return best->id;
+}
+
+TEST(Straw2, LocateIsTheHighestDrawAtEverySize) {
+  for (const bool unit : {true, false}) {
+    for (const uint32_t n : {1u, 2u, 7u, 8u, 9u, 16u, 17u, 63u, 64u, 65u, 129u, 300u}) {
+      std::vector<uint32_t> w(n, 1);
+      if (!unit) {
+        for (uint32_t i = 0; i < n; ++i) w[i] = 1 + i % 5;
+      }
+      const std::vector<Node> nodes = Weighted(w);
+      const auto a = MakeAlgorithm("straw2", nodes);
+      std::vector<Device> devices;
+      for (uint32_t i = 0; i < n; ++i) {
+        devices.push_back({static_cast<int32_t>(i), w[i] * crush::kWeightOne, i});
+      }
+      if (n > 2) {  // the first node leaves and comes back: its device is last now
+        a->Remove(0);
+        devices.erase(devices.begin());
+        const uint32_t id = a->Add(nodes[0]);
+        devices.push_back({0, w[0] * crush::kWeightOne, id});
+      }
+      for (uint64_t h : testing::RandomHashes(2000, 7 + n)) {
+        ASSERT_EQ(a->Locate(h), HighestDraw(devices, static_cast<uint32_t>(h)))
+            << "n " << n << (unit ? ", unit weights" : ", weights 1..5") << ", hash " << h;
+      }
     }
   }
 }

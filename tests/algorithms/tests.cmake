@@ -18,14 +18,18 @@ add_test(NAME algorithms.cli_list_shows_algorithms
          COMMAND ${CHSIM_PYTHON} ${_expect} --exit 0
                  --stdout "  memento [^\n]*\n[^\n]*parameters: [^\n]*\n[^\n]*capabilities: arbitrary removal[^\n]*keys back after fail \\+ restore: reverse order only"
                  -- $<TARGET_FILE:chsim> list)
-# power's LocateBatch runs in vector lanes at the widest SIMD level the CPU
-# has: the same comparison with Locate at each narrower level (one thread: not
+# power's LocateBatch and straw2's hashes run in vector lanes at the widest
+# SIMD level the CPU has: the same comparisons at each narrower level (one thread: not
 # in the ThreadSanitizer run, CHSIM_RACE_RUN).
 if(NOT CHSIM_RACE_RUN)
   foreach(_level avx2 portable)
     add_test(NAME algorithms.cli_range_batch_simd_${_level}
              COMMAND chsim_algorithms_tests --gtest_filter=All/RangeHash.LocateBatchEqualsLocate/*)
     set_tests_properties(algorithms.cli_range_batch_simd_${_level} PROPERTIES
+                         ENVIRONMENT CHSIM_SIMD=${_level})
+    add_test(NAME algorithms.cli_straw2_simd_${_level}
+             COMMAND chsim_algorithms_tests --gtest_filter=Straw2.LocateIsTheHighestDrawAtEverySize)
+    set_tests_properties(algorithms.cli_straw2_simd_${_level} PROPERTIES
                          ENVIRONMENT CHSIM_SIMD=${_level})
   endforeach()
 endif()

@@ -20,10 +20,13 @@
 // to or from it.
 //
 // The 16-bit u quantises each draw; over 100 nodes the shares stay within
-// sampling error of the weights (balance_bound 1). Lookup is O(n) with one
-// 64-bit division per node.
+// sampling error of the weights (balance_bound 1). Lookup is O(n): the nodes'
+// hashes are computed a block at a time in vector lanes (crush/draw.h), then
+// each draw's logarithm and its division by the weight (by shifts for the
+// weight 1.0) one by one.
 #include <unordered_map>
 
+#include "../crush/draw.h"
 #include "chsim/crush.h"
 #include "internal.h"
 
@@ -46,11 +49,17 @@ class Straw2 final : public AlgorithmBase {
     const uint32_t x = static_cast<uint32_t>(key_hash);
     const crush::LnTables& ln = crush::GeneratedLnTables();
     size_t best = 0;
-    int64_t best_draw = crush::Straw2Draw(x, devices_[0], 0, weights_[0], ln);
-    for (size_t i = 1; i < devices_.size(); ++i) {
-      const int64_t d = crush::Straw2Draw(x, devices_[i], 0, weights_[i], ln);
-      if (d > best_draw || (d == best_draw && devices_[i] < devices_[best]))
-        best = i, best_draw = d;
+    int64_t best_draw = INT64_MIN;
+    uint32_t hashes[kBlock];
+    for (size_t start = 0; start < devices_.size(); start += kBlock) {
+      const size_t count = std::min(kBlock, devices_.size() - start);
+      hash_lanes_(x, devices_.data() + start, count, 0, hashes);
+      for (size_t j = 0; j < count; ++j) {
+        const size_t i = start + j;
+        const int64_t d = crush::internal::Straw2DrawOfHash(hashes[j], weights_[i], ln);
+        if (i == 0 || d > best_draw || (d == best_draw && devices_[i] < devices_[best]))
+          best = i, best_draw = d;
+      }
     }
     return ids_[best];
   }
@@ -91,6 +100,8 @@ class Straw2 final : public AlgorithmBase {
     label_hashes_.push_back(HashXxh3(n.label.data(), n.label.size()));
   }
 
+  static constexpr size_t kBlock = 64;  // items hashed side by side
+  const crush::internal::Hash32_3LanesFn hash_lanes_ = crush::internal::Hash32_3LanesForCpu();
   // Parallel to ids_: each live node's device, 16.16 weight and label hash.
   std::vector<int32_t> devices_;
   std::vector<uint32_t> weights_;

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "chsim/crush.h"
+#include "draw.h"
 
 namespace chsim::crush {
 namespace {
@@ -55,31 +56,11 @@ const LnTables& GeneratedLnTables() noexcept {
   return tables;
 }
 
-uint64_t Ln(uint32_t u, const LnTables& t) noexcept {
-  // Normalise x = u + 1 into [2^15, 2^17) and count the shift in the
-  // exponent; then log2(x) = log2(top 8 bits) + log2(x / top bits), the
-  // first from rh_lh, the second (a value within 1/128 of 1, scaled to
-  // 2^15 + 0..255 by the reciprocal) from ll.
-  uint32_t x = u + 1;
-  int exponent = 15;
-  if ((x & 0x18000) == 0) {
-    const int shift = __builtin_clz(x & 0x1ffff) - 16;
-    x <<= shift;
-    exponent -= shift;
-  }
-  const uint32_t index1 = (x >> 8) << 1;
-  const uint64_t rh = static_cast<uint64_t>(t.rh_lh[index1 - 256]);
-  uint64_t lh = static_cast<uint64_t>(t.rh_lh[index1 + 1 - 256]);
-  const uint64_t x1 = (uint64_t{x} * rh) >> 48;
-  lh += static_cast<uint64_t>(t.ll[x1 & 0xff]);
-  return (static_cast<uint64_t>(exponent) << 44) + (lh >> 4);
-}
+uint64_t Ln(uint32_t u, const LnTables& t) noexcept { return internal::Ln(u, t); }
 
 int64_t Straw2Draw(uint32_t x, int32_t item, uint32_t r, uint32_t weight,
                    const LnTables& tables) noexcept {
-  const uint32_t u = Hash32_3(x, static_cast<uint32_t>(item), r) & 0xffff;
-  const int64_t ln = static_cast<int64_t>(Ln(u, tables)) - (int64_t{1} << 48);
-  return ln / static_cast<int64_t>(weight);  // C++ division truncates, as div64_s64
+  return internal::Straw2Draw(x, item, r, weight, tables);
 }
 
 int32_t Straw2Choose(std::span<const int32_t> items, std::span<const uint32_t> weights, uint32_t x,
@@ -88,7 +69,7 @@ int32_t Straw2Choose(std::span<const int32_t> items, std::span<const uint32_t> w
   int64_t high_draw = 0;
   for (size_t i = 0; i < items.size(); ++i) {
     const int64_t draw =
-        weights[i] != 0 ? Straw2Draw(x, items[i], r, weights[i], tables) : INT64_MIN;
+        weights[i] != 0 ? internal::Straw2Draw(x, items[i], r, weights[i], tables) : INT64_MIN;
     if (i == 0 || draw > high_draw) high = i, high_draw = draw;
   }
   return items[high];
