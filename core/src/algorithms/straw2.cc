@@ -23,7 +23,10 @@
 // sampling error of the weights (balance_bound 1). Lookup is O(n): the nodes'
 // hashes are computed a block at a time in vector lanes (crush/draw.h), then
 // each draw's logarithm and its division by the weight (by shifts for the
-// weight 1.0) one by one.
+// weight 1.0) one by one. When every node has the same weight, a draw is
+// monotone in u, so a block whose highest u is below the least u that reaches
+// the best draw so far is skipped whole: past the first blocks, nearly all.
+#include <algorithm>
 #include <unordered_map>
 
 #include "../crush/draw.h"
@@ -47,21 +50,15 @@ class Straw2 final : public AlgorithmBase {
 
   uint32_t Locate(uint64_t key_hash) const noexcept override {
     const uint32_t x = static_cast<uint32_t>(key_hash);
-    const crush::LnTables& ln = crush::GeneratedLnTables();
-    size_t best = 0;
-    int64_t best_draw = INT64_MIN;
+    Best best;
     uint32_t hashes[kBlock];
     for (size_t start = 0; start < devices_.size(); start += kBlock) {
       const size_t count = std::min(kBlock, devices_.size() - start);
       hash_lanes_(x, devices_.data() + start, count, 0, hashes);
-      for (size_t j = 0; j < count; ++j) {
-        const size_t i = start + j;
-        const int64_t d = crush::internal::Straw2DrawOfHash(hashes[j], weights_[i], ln);
-        if (i == 0 || d > best_draw || (d == best_draw && devices_[i] < devices_[best]))
-          best = i, best_draw = d;
-      }
+      if (equal_weights_ && HighestU(hashes, count) < best.least_u) continue;
+      DrawBlock(hashes, start, count, best);
     }
-    return ids_[best];
+    return ids_[best.index];
   }
   bool ViewCrush(CrushView* view) const noexcept override {
     *view = CrushView{ids_, devices_, weights_};
@@ -90,6 +87,42 @@ class Straw2 final : public AlgorithmBase {
     devices_.erase(devices_.begin() + at);
     weights_.erase(weights_.begin() + at);
     label_hashes_.erase(label_hashes_.begin() + at);
+    SetEqualWeights();
+  }
+  // The highest draw so far, and (with equal weights) the least u <= kTopU
+  // whose draw reaches it: a node whose min(u, kTopU) is lower draws less and
+  // cannot win.
+  struct Best {
+    size_t index = 0;
+    int64_t draw = INT64_MIN;
+    uint32_t least_u = 0;
+  };
+  static uint32_t HighestU(const uint32_t* hashes, size_t count) noexcept {
+    uint32_t high = 0;
+    for (size_t j = 0; j < count; ++j) high = std::max(high, std::min(hashes[j] & 0xffff, kTopU));
+    return high;
+  }
+  // The draws of devices start.. start + count - 1 from their hashes; the
+  // highest wins, the lowest device on a tie.
+  void DrawBlock(const uint32_t* hashes, size_t start, size_t count, Best& best) const noexcept {
+    const crush::LnTables& ln = crush::GeneratedLnTables();
+    for (size_t j = 0; j < count; ++j) {
+      const size_t i = start + j;
+      const int64_t d = crush::internal::Straw2DrawOfHash(hashes[j], weights_[i], ln);
+      if (d < best.draw || (d == best.draw && devices_[i] > devices_[best.index])) continue;
+      best.index = i, best.draw = d;
+      if (!equal_weights_) continue;
+      // At one weight a draw is monotone in u up to kTopU (u = 0xffff draws
+      // less than 0xfffe: Ln keeps it below 2^48): step down to the least u
+      // whose draw reaches d.
+      uint32_t u = std::min(hashes[j] & 0xffff, kTopU);
+      while (u > 0 && crush::internal::Straw2DrawOfHash(u - 1, weights_[i], ln) >= d) --u;
+      best.least_u = u;
+    }
+  }
+  void SetEqualWeights() noexcept {
+    equal_weights_ = std::all_of(weights_.begin(), weights_.end(),
+                                 [&](uint32_t w) { return w == weights_.front(); });
   }
   void Append(const Node& n, int32_t device) {
     ReserveOneMore(devices_);  // all first: a throw changes nothing
@@ -98,10 +131,13 @@ class Straw2 final : public AlgorithmBase {
     devices_.push_back(device);
     weights_.push_back(n.weight * crush::kWeightOne);
     label_hashes_.push_back(HashXxh3(n.label.data(), n.label.size()));
+    SetEqualWeights();
   }
 
-  static constexpr size_t kBlock = 64;  // items hashed side by side
+  static constexpr size_t kBlock = 64;       // items hashed side by side
+  static constexpr uint32_t kTopU = 0xfffe;  // draws are monotone in u up to here
   const crush::internal::Hash32_3LanesFn hash_lanes_ = crush::internal::Hash32_3LanesForCpu();
+  bool equal_weights_ = true;  // every live node has the same weight
   // Parallel to ids_: each live node's device, 16.16 weight and label hash.
   std::vector<int32_t> devices_;
   std::vector<uint32_t> weights_;
