@@ -29,6 +29,7 @@ class Progress {
   void CaseDone() noexcept { cases_done_.fetch_add(1, std::memory_order_relaxed); }
   void SetPhase(const std::string& phase);
   size_t cases_done() const noexcept { return cases_done_.load(); }
+  uint64_t done() const noexcept { return done_.load(); }  // work added so far
   // Stops the display and clears the redrawn line.
   void Finish();
 

@@ -12,7 +12,7 @@ Json RunDocument(const Scenario& s, const RunOptions& options, RunInfo info, boo
                  size_t* finished) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<const CaseSpec*> cases = ShardCases(s, options.shard);
-  Progress progress(quiet, EstimateWork(s, cases), cases.size());
+  Progress progress(quiet, EstimateWork(s, cases, true), cases.size());
   RunOutput out;
   try {
     out = RunScenario(s, options, &progress, finished);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -57,6 +58,7 @@ struct PassInput {
   Deployment* prev;   // null at step 0 or without remap
   Deployment* start;  // idem
   bool transitions;
+  uint64_t work_per_locate;  // progress units per located unit (KeyWork)
 };
 
 // Counts one batch of located units into `t`. Scalars accumulate in locals:
@@ -140,7 +142,7 @@ void PassStateful(const PassInput& in, Progress* progress, Tally& total) {
       one(block.keys.keys[j], 1);
       if (w.sized()) CountBytes(c, {&block.sizes[j], 1}, total);
     }
-    if (progress) progress->Add(block.size() * locates);
+    if (progress) progress->Add(block.size() * locates * in.work_per_locate);
   }
 }
 
@@ -166,7 +168,7 @@ struct Batch {
 // on this thread.
 void PassLines(const PassInput& in, Progress* progress, Tally& total) {
   const Hasher& hasher = in.cur->key_hasher();
-  const uint64_t locates = in.prev ? 3 : 1;
+  const uint64_t locates = (in.prev ? 3 : 1) * in.work_per_locate;
   Batch b;
   if (in.workload->streams()) {
     auto reader = in.workload->OpenRequests(in.seed);
@@ -236,7 +238,7 @@ Tally Pass(const PassInput& in, unsigned threads, Progress* progress) {
       w.SizesAt(in.seed, keys[worker], sz);
       CountBytes({batches[worker].c.data(), m}, sz, tallies[worker]);
     }
-    if (progress) progress->Add(m * (remap ? 3 : 1));
+    if (progress) progress->Add(m * (remap ? 3 : 1) * in.work_per_locate);
   });
   for (const Tally& t : tallies) total.Merge(t);  // integer sums: order-independent
   return total;
@@ -292,7 +294,8 @@ void RunTrial(const Scenario& s, const CaseSpec& c, uint32_t trial, unsigned key
                    &cur,
                    with_prev ? &*prev : nullptr,
                    with_prev ? &*start : nullptr,
-                   transitions && with_prev};
+                   transitions && with_prev,
+                   KeyWork(c)};
       tally = Pass(in, key_threads, progress);
     }
     if (steps) {
@@ -331,7 +334,7 @@ void TimeCases(const Scenario& s, RunOutput& out, Progress* progress, size_t* fi
       throw;
     }
     if (progress) {
-      progress->Add(1);
+      progress->Add(TimingWork(s, *out.cases[k]));
       progress->CaseDone();
     }
   }
@@ -356,17 +359,30 @@ std::vector<const CaseSpec*> ShardCases(const Scenario& s, const Shard& shard) {
   return out;
 }
 
-uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases) {
+uint64_t KeyWork(const CaseSpec& c) {
+  const AlgorithmSpec& spec = *c.algorithm.spec;
+  if (!spec.lookup_work) return 1;
+  return std::max<uint64_t>(1, std::llround(spec.lookup_work(c.algorithm.params, c.nodes)));
+}
+
+uint64_t TimingWork(const Scenario& s, const CaseSpec& c) {
+  constexpr uint64_t kUnitsPerMs = 50'000;  // O(1) placements, as CheckWork's estimate
+  return uint64_t{s.throughput_repetitions} *
+         std::max(uint64_t{s.throughput_min_ms} * kUnitsPerMs, s.throughput_keys * KeyWork(c));
+}
+
+uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases,
+                      bool lookup_work) {
   uint64_t total = 0;
   for (const CaseSpec* c : cases) {
     if (CaseSamples(s, *c)) {
       uint64_t per_trial = c->workload->units();
       if (s.Needs(&GroupPasses::previous)) per_trial += 3 * c->workload->units() * s.events.size();
-      total += per_trial * s.trials;
+      total += per_trial * s.trials * (lookup_work ? KeyWork(*c) : 1);
     }
     if (s.Needs(&GroupPasses::replay))
       total += 2 * c->workload->units() * s.trials;  // the run and its twin
-    if (s.Needs(&GroupPasses::timing)) total += 1;
+    if (s.Needs(&GroupPasses::timing)) total += lookup_work ? TimingWork(s, *c) : 1;
     for (const MetricGroup* g : s.groups) {
       if (g->work) total += g->work(s, *c);
     }
@@ -375,7 +391,7 @@ uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cas
 }
 
 void CheckWork(const Scenario& s, const std::vector<const CaseSpec*>& cases, bool force) {
-  const uint64_t work = EstimateWork(s, cases);
+  const uint64_t work = EstimateWork(s, cases, false);
   if (work <= kMaxWorkWithoutForce || force) return;
   char what[256];
   std::snprintf(what, sizeof what,
@@ -403,7 +419,7 @@ CaseResult RunCase(const Scenario& s, const CaseSpec& c, unsigned key_threads, P
     }
     if (with_throughput && s.Needs(&GroupPasses::timing)) {
       TimeGroups(s, c, r);
-      if (progress) progress->Add(1);
+      if (progress) progress->Add(TimingWork(s, c));
     }
   } catch (const CaseSkipped& e) {
     r.status = "skipped";

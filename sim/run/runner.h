@@ -54,9 +54,20 @@ bool CaseSamples(const Scenario& s, const CaseSpec& c);
 // has events to time; else none (the plan replays the same ones).
 uint32_t TrialsApplied(const Scenario& s);
 
-// Work units the run will do (for progress): key placements, i.e. the keys
-// (or requests) of each case x trials x (1 + 3 x events with remapping).
-uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases);
+// Progress units per key placement of a case: its algorithm's lookup work at
+// the case's node count (AlgorithmSpec::lookup_work), at least 1.
+uint64_t KeyWork(const CaseSpec& c);
+// Progress units of a case's throughput timing: each repetition times the
+// timed keys for at least the minimum time (50,000 units a millisecond).
+uint64_t TimingWork(const Scenario& s, const CaseSpec& c);
+
+// Work units the run will do: key placements, i.e. the keys (or requests) of
+// each case x trials x (1 + 3 x events with remapping), plus 1 per timed
+// case; when `lookup_work` (the progress estimate), placements are weighted
+// by the case's KeyWork and timing counts TimingWork; else (the --force
+// limit, which is about placements) each counts one.
+uint64_t EstimateWork(const Scenario& s, const std::vector<const CaseSpec*>& cases,
+                      bool lookup_work);
 
 // `chsim run` refuses a run (or shard) of more key placements than this
 // unless --force is given: 2 x 10^10 placements take minutes on two cores

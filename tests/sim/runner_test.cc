@@ -15,6 +15,7 @@
 
 #include "sim/base/errors.h"
 #include "sim/base/interrupt.h"
+#include "sim/base/progress.h"
 #include "sim/results/results.h"
 
 namespace chsim::sim {
@@ -90,6 +91,33 @@ TEST(RunnerTest, ShardsPartitionTheCases) {
 // 1000 gives a binomial sd of 0.003 around 0.99); the CV is within 8% of
 // 1/sqrt(v); max/mean is within 0.08 of 1 + sqrt(2 ln n / v) (the Gaussian
 // extreme-value approximation; the sample max of 1000 nodes has sd ~0.03).
+// Progress weighs each placement by the algorithm's lookup work (straw2 is
+// O(n)), and the run adds exactly the work estimated; the --force limit counts
+// placements alone.
+TEST(RunnerTest, ProgressWeighsLookupWorkAndAddsWhatItEstimates) {
+  Scenario s = ParseScenario(R"({
+    "schema_version": 1, "name": "work", "seed": 5, "trials": 2,
+    "nodes": {"count": 640},
+    "algorithms": [{"algorithm": "jump"}, {"algorithm": "straw2"}],
+    "workload": {"type": "uniform", "keys": 3000},
+    "events": [{"op": "add", "count": 1}],
+    "metrics": ["balance", "remap"]
+  })",
+                             "work.json");
+  std::vector<const CaseSpec*> cases;
+  for (const CaseSpec& c : s.cases) cases.push_back(&c);
+  ASSERT_EQ(cases.size(), 2u);
+  EXPECT_EQ(KeyWork(*cases[0]), 1u);
+  EXPECT_EQ(KeyWork(*cases[1]), 40u);              // straw2: n / 16
+  const uint64_t placements = 3000 * 2 * (1 + 3);  // keys x trials x (1 + 3 x events)
+  EXPECT_EQ(EstimateWork(s, cases, false), 2 * placements);
+  const uint64_t weighted = EstimateWork(s, cases, true);
+  EXPECT_EQ(weighted, placements + 40 * placements);
+  Progress progress(true, weighted, cases.size());
+  RunScenario(s, RunOptions{2, Shard{}}, &progress);
+  EXPECT_EQ(progress.done(), weighted);
+}
+
 TEST(RunnerTest, RingSitsInsideItsTheory) {
   Scenario s = ParseScenario(
       R"({"schema_version": 1, "name": "theory", "seed": 2024, "trials": 3,

@@ -211,6 +211,10 @@ struct AlgorithmSpec {
   // (the kit checks it within a factor of 2 at several n).
   double (*memory_bytes)(const Params& params, uint64_t nodes) = nullptr;
   std::string_view memory_doc = {};  // the same in words, e.g. "8-12 bytes per point"
+  // The work of one Locate over `nodes` live nodes, in units of one O(1)
+  // lookup (a jump hash's), for the simulator's progress estimate only; null:
+  // 1. Algorithms whose lookup grows with the nodes declare it.
+  double (*lookup_work)(const Params& params, uint64_t nodes) = nullptr;
 
   // The registry name of the hasher that turns keys into the 64-bit hashes
   // Locate takes (a function of the parameters; e.g. a ring's point hasher).

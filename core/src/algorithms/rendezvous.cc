@@ -114,6 +114,7 @@ constinit const AlgorithmSpec kRendezvousSpec{
     .balance_bound = 1,
     .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },
     .memory_doc = "20 bytes per node (seed, weight, id)",
+    .lookup_work = [](const Params&, uint64_t n) { return static_cast<double>(n) / 32.0; },
     .key_hasher = KeyHasherOrXxh3,
     .make = MakeAs<Rendezvous>,
 };

@@ -186,6 +186,7 @@ constinit const AlgorithmSpec kStraw2Spec{
     .balance_bound = 1,
     .memory_bytes = [](const Params&, uint64_t n) { return 20.0 * static_cast<double>(n); },
     .memory_doc = "20 bytes per node (device, 16.16 weight, label hash, id); 24 per removed label",
+    .lookup_work = [](const Params&, uint64_t n) { return static_cast<double>(n) / 16.0; },
     .key_hasher = [](const Params& p) -> std::string_view { return p.Text("key_hasher"); },
     .admit = Admit,
     .make = MakeAs<Straw2>,
