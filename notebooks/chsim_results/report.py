@@ -286,6 +286,30 @@ def _replica_rows(R: dict) -> pd.DataFrame:
     return S[S["strategy"].notna() & S["factor"].notna()]
 
 
+def _by_strategy(series, strategy_of: pd.Series) -> str:
+    """The strategies of `series`, each with how many of its series (one per algorithm
+    setting) are among them: "walk over racks (all 5 settings)", "random (2 of 5 settings)"."""
+    series = list(series)
+    if not series:
+        return ""
+    have = pd.Series(series).map(strategy_of).value_counts()
+    total = strategy_of.value_counts()
+
+    def count(st):
+        k, m = int(have[st]), int(total[st])
+        return (f"{k} of {m} settings" if k < m else f"all {m} settings" if m > 1
+                else "its one setting")
+    return _some(f"{st} ({count(st)})" for st in sorted(have.index))
+
+
+def _excess_by_strategy(excess: pd.Series, strategy_of: pd.Series) -> str:
+    """Each strategy's range of churn above the minimum over its series, in points."""
+    g = excess.groupby(excess.index.map(strategy_of))
+    return _some(f"{st} +{lo * 100:.2g}" + (f" to +{hi * 100:.2g}" if hi - lo > 1e-12 else "")
+                 + " points" for st, lo, hi in
+                 sorted(zip(g.min().index, g.min(), g.max()), key=lambda r: r[1]))
+
+
 def _replication_n(S: pd.DataFrame):
     """The node count the headline speaks of: the largest at which some failure set can hold
     a whole copyset (failed nodes >= copies), else the largest."""
@@ -322,21 +346,24 @@ def replication(R: dict) -> Answer:
             t[col] = src[m].reindex(t.index)
     failed = S[(S["step"] == 0) & (S["metric"] == "replicas.loss.failed_nodes")]["mean"]
     f = f"{failed.median():.0f} of {n:,} nodes failed" if len(failed) else "nodes failed"
+    by = S.drop_duplicates("series").set_index("series")["strategy"]  # series -> strategy
     pool = t
     if "copies in one domain" in t:
         pool = t[t["copies in one domain"] <= 0]
-        domain = f"Copies always in distinct domains: {_some(sorted(pool.index), 12) or 'none'}."
+        domain = ("Copies always in distinct domains: "
+                  f"{_by_strategy(pool.index, by) or 'no strategy'}.")
     else:
         domain = "No failure domain asked: every strategy places K distinct nodes."
-    parts = [f"**Replicas ({run}, n = {n:,}).** {domain}"]
+    ks = sorted(S["factor"].dropna().astype(int).unique())
+    parts = [f"**Replicas ({run}, n = {n:,}, K = {', '.join(map(str, ks))}).** {domain}"]
     if "churn" in pool and pool["churn"].notna().any():
         excess = (pool["churn"] - pool.get("churn minimum", 0)).dropna()
         at_min = sorted(excess[excess <= 1e-9].index)  # a minimal strategy: exactly
-        above = excess[excess > 1e-9].sort_values()
+        above = excess[excess > 1e-9]
         parts.append(f"Churn per event at its minimum (only the keys with a copy on the node "
-                     f"that left or joined change): {_some(at_min, 8) or 'none'}"
-                     + ("; above it: " + _some((f"{s} +{v * 100:.3g} points" for s, v in
-                                                above.items()), 4) if len(above) else "") + ".")
+                     f"that left or joined change): {_by_strategy(at_min, by) or 'none'}"
+                     + ("; above it: " + _excess_by_strategy(above, by) if len(above) else "")
+                     + ".")
         pool = pool.loc[at_min] if at_min else pool
     if "loss P" in pool and pool["loss P"].notna().any():
         lp = pool["loss P"].dropna().sort_values()

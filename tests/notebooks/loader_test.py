@@ -478,6 +478,27 @@ class Headline(unittest.TestCase):
 
 
 
+class ReplicasHeadline(unittest.TestCase):
+    """The replicas answer names strategies with how many of their settings qualify, not
+    every (algorithm setting, strategy) series: a run of 14 strategies stays a sentence."""
+
+    def test_strategies_with_the_share_of_their_settings(self):
+        import pandas as pd
+        from chsim_results import report
+        strategy_of = pd.Series({"ring v=1 · walk": "walk", "ring v=4 · walk": "walk",
+                                 "ring v=1 · salted": "salted", "jump · salted": "salted",
+                                 "rendezvous · topk": "topk"})
+        self.assertEqual(
+            report._by_strategy(["ring v=4 · walk", "ring v=1 · walk", "jump · salted",
+                                 "rendezvous · topk"], strategy_of),
+            "salted (1 of 2 settings), topk (its one setting), walk (all 2 settings)")
+        self.assertEqual(report._by_strategy([], strategy_of), "")
+        excess = pd.Series({"ring v=1 · salted": 0.0003, "jump · salted": 0.0005,
+                            "ring v=4 · walk": 0.0001})
+        self.assertEqual(report._excess_by_strategy(excess, strategy_of),
+                         "walk +0.01 points, salted +0.03 to +0.05 points")
+
+
 class OneSourceOfTables(unittest.TestCase):
     def test_the_checkout_builds_tables_with_the_modules_file_without_the_module(self):
         """From the checkout with no chsim module on the path, chsim_results builds a result
