@@ -421,8 +421,9 @@ PROXY_METRICS = ("structural.max_over_mean", "theory.max_over_mean", "sampled.ma
 def proxy_profiles(R: dict) -> Answer:
     """Each proxy and load-balancer profile's max/mean at its defaults, at every n of the
     proxies scenario (scenarios/proxies.json: 10 and 100), beside the Gamma theory for ideal
-    random points with the same points per node (none for the modulo of nginx-hash); a
-    profile with no ring (pymemcache's rendezvous) has no exact shares, and gives its sampled
+    random points with the same points per node (none where the rule is not Karger's ring of
+    random points: nginx-hash's modulo, HAProxy's nearest point, PHP memcache's buckets, a
+    Maglev table); a profile with no exact shares (pymemcache's rendezvous) gives its sampled
     max/mean beside the sampling floor."""
     key = "proxies"
     S = R["summary"]
@@ -441,10 +442,11 @@ def proxy_profiles(R: dict) -> Answer:
         th = r.get("theory.max_over_mean", float("nan"))
         exact = r.get("structural.max_over_mean", float("nan"))
         if exact != exact:
-            return (f"{r.get('sampled.max_over_mean', float('nan')):.3f} (sampled, no ring; "
-                    f"sampling floor {r.get('sampled.floor_max_over_mean', float('nan')):.3f})")
+            return (f"{r.get('sampled.max_over_mean', float('nan')):.3f} (sampled, no exact "
+                    f"shares; sampling floor "
+                    f"{r.get('sampled.floor_max_over_mean', float('nan')):.3f})")
         return (f"{exact:.3f}"
-                + (f" (theory {th:.3f})" if th == th else " (no ring: no theory)"))
+                + (f" (theory {th:.3f})" if th == th else " (no ring theory for its rule)"))
     ns = sorted(t.index.get_level_values(1).unique())
     profiles = list(dict.fromkeys(t.index.get_level_values(0)))
     table = pd.DataFrame([{"profile": p, **{f"n = {n}": cell(p, n) for n in ns}}

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -252,6 +253,40 @@ TEST(Reference, LocateBatchEqualsLocate) {
     for (size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(out[i], a->Locate(keys[i])) << info->name;
     EXPECT_GT(a->MemoryBytes(), 0u) << info->name;
     EXPECT_EQ(a->StructuralShares().has_value(), info->capabilities.exact_shares) << info->name;
+  }
+}
+
+// The ketama profiles whose map is not a 32-bit ring: Envoy's ring and Jedis
+// (64-bit arcs) and Envoy's maglev table (entries) give exact shares that sum
+// to 1, equal what sampling finds within 5 standard errors, and follow a
+// removal; pymemcache's rendezvous gives none. The rings' points per node
+// feed the ring theory at equal weights; the table and rendezvous have none.
+TEST(Reference, ProfileMapSharesAreExactWhereTheMapHasThem) {
+  const auto keys = testing::KeyHashes(200000);
+  for (const char* profile : {"envoy-ring", "envoy-maglev", "jedis", "pymemcache"}) {
+    auto a = MakeAlgorithm("ketama", MakeNumberedNodes(12), {{"profile", std::string(profile)}});
+    const bool ring = std::string(profile) == "envoy-ring" || std::string(profile) == "jedis";
+    EXPECT_EQ(a->RingPointsPerNode() > 0, ring) << profile;
+    if (std::string(profile) == "pymemcache") {
+      EXPECT_FALSE(a->StructuralShares().has_value());
+      EXPECT_FALSE(a->capabilities().exact_shares);
+      continue;
+    }
+    EXPECT_TRUE(a->capabilities().exact_shares) << profile;
+    a->Remove(5);
+    const std::optional<std::vector<double>> shares = a->StructuralShares();
+    ASSERT_TRUE(shares.has_value()) << profile;
+    std::vector<double> load(shares->size(), 0);
+    for (uint64_t h : keys) load[a->Locate(h)] += 1.0 / static_cast<double>(keys.size());
+    double sum = 0;
+    for (size_t i = 0; i < shares->size(); ++i) {
+      const double s = (*shares)[i];
+      sum += s;
+      EXPECT_NEAR(load[i], s, 5 * std::sqrt(s * (1 - s) / keys.size()) + 1e-12)
+          << profile << " node " << i;
+    }
+    EXPECT_EQ((*shares)[5], 0.0) << profile;
+    EXPECT_NEAR(sum, 1.0, 1e-12) << profile;
   }
 }
 

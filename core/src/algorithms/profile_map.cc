@@ -23,9 +23,10 @@ class ProfileMapAlgorithm final : public AlgorithmBase {
     Capabilities c = AlgorithmBase::capabilities();
     // A rendezvous score depends on the key and one server only: no closed
     // form for the shares, and a key moves only to or from a changed server.
+    // The rings' arcs and the table's entries give exact shares.
     // Envoy's point counts and table follow the normalized weights, and
     // Jedis numbers its shards by position: keys move between survivors.
-    c.exact_shares = false;
+    c.exact_shares = profile_.engine != Engine::kRendezvous;
     c.minimal_disruption = profile_.engine == Engine::kRendezvous;
     c.history_free = true;
     return c;
@@ -44,6 +45,23 @@ class ProfileMapAlgorithm final : public AlgorithmBase {
     return true;
   }
   size_t MemoryBytes() const noexcept override { return map_.MemoryBytes() + IdBytes(); }
+  // Each node's share of the 2^64 key hashes (ProfileMap::KeyHashCounts).
+  std::optional<std::vector<double>> StructuralShares() const override {
+    std::vector<HashCount> counts(map_.num_nodes(), 0);
+    if (!map_.KeyHashCounts(counts)) return std::nullopt;
+    std::vector<double> shares(next_id_, 0.0);
+    for (size_t i = 0; i < counts.size(); ++i) {
+      shares[ids_[i]] = static_cast<double>(counts[i]) / 0x1p64;
+    }
+    return shares;
+  }
+  // Envoy's ring and Jedis's: random points, each owning the hashes up to it
+  // (Karger's ring, the theory's model), at equal weights.
+  double RingPointsPerNode() const noexcept override {
+    const bool ring = profile_.engine == Engine::kEnvoyRing || profile_.engine == Engine::kJedis;
+    if (!ring || HasWeights(nodes_) || map_.num_nodes() == 0) return 0;
+    return static_cast<double>(map_.points().size()) / static_cast<double>(map_.num_nodes());
+  }
 
  private:
   void OnAdd(const Node&, uint32_t) override { Rebuild(); }
