@@ -95,15 +95,12 @@ class LossCounter {
  public:
   LossCounter(const CopysetTable& table, const LossRequest& r)
       : table_(table), r_(r.copies), t_(QuorumLossAt(r.copies)) {
-    const double sets = static_cast<double>(r.sets), m = static_cast<double>(table.size());
-    double lookups = 0, build = 0;
-    for (uint32_t k = t_; k <= r_; ++k) lookups += Choose(r.failed, k);
-    for (uint32_t k = t_; k < r_; ++k) build += m * Choose(r_, k);
-    by_subsets_ = sets * lookups + build < sets * m * r_;
+    method_ = r.method == LossRequest::Method::kAuto ? Cheapest(table, r) : r.method;
     table.ForEach([&](std::span<const uint32_t> c, uint64_t keys) {
-      if (!by_subsets_ || c.size() < r_) scan_.Add(c, keys);
+      if (method_ != Method::kSubsets || c.size() < r_) scan_.Add(c, keys);
     });
-    if (!by_subsets_) return;
+    if (method_ == Method::kNodes) BuildNodeIndex(r.live.back() + size_t{1});
+    if (method_ != Method::kSubsets) return;
     BuildSubsets();
     filters_.emplace_back(table_);
     for (const CopysetTable& t : subsets_) filters_.emplace_back(t);
@@ -111,8 +108,9 @@ class LossCounter {
 
   // `failed`: ascending ids; `mark[id]` is 1 exactly for them.
   SetCounts Count(std::span<const uint32_t> failed, const std::vector<uint8_t>& mark) const {
+    if (method_ == Method::kNodes) return CountByNodes(failed, mark);
     SetCounts out = Scan(mark);
-    if (!by_subsets_) return out;
+    if (method_ == Method::kScan) return out;
     // S_k: the keys of full copysets summed over the k-subsets of the
     // failed nodes they contain = sum over keys of C(lost copies, k).
     std::vector<int64_t> s(r_ + 1, 0);
@@ -135,6 +133,79 @@ class LossCounter {
   }
 
  private:
+  using Method = LossRequest::Method;
+
+  // The method of least estimated work, in reads of one node's mark: a scan
+  // reads every copy of every copyset per set; a subset lookup (hash, filter,
+  // probe) counts as kProbe reads, its tables built once; the node walk
+  // reads the copies of every copyset of each failed node, its index built
+  // once.
+  static Method Cheapest(const CopysetTable& table, const LossRequest& r) {
+    constexpr double kProbe = 8;
+    const uint32_t t = QuorumLossAt(r.copies);
+    const double sets = static_cast<double>(r.sets), m = static_cast<double>(table.size());
+    const double copies = m * r.copies, per_node = copies / static_cast<double>(r.live.size());
+    double lookups = 0, build = 0;
+    for (uint32_t k = t; k <= r.copies; ++k) lookups += Choose(r.failed, k);
+    for (uint32_t k = t; k < r.copies; ++k) build += m * Choose(r.copies, k);
+    const double scan = sets * copies;
+    const double subsets = kProbe * (sets * lookups + build);
+    const double nodes = sets * r.failed * per_node * r.copies + copies;
+    if (nodes < scan && nodes < subsets) return Method::kNodes;
+    return subsets < scan ? Method::kSubsets : Method::kScan;
+  }
+
+  // The copysets of each node, node by node: node_sets_[node_begin_[id] ..
+  // node_begin_[id + 1]) are those that hold node id, each with a copy of its
+  // ids in node_ids_, so a node's copysets are read in one sweep.
+  void BuildNodeIndex(size_t ids) {
+    node_begin_.assign(ids + 1, 0);
+    for (uint32_t id : scan_.ids) ++node_begin_[id + 1];
+    for (size_t i = 0; i < ids; ++i) node_begin_[i + 1] += node_begin_[i];
+    node_sets_.resize(scan_.ids.size());
+    std::vector<uint32_t> at(node_begin_.begin(), node_begin_.end() - 1);
+    const uint32_t quorum = r_ / 2 + 1;
+    for (uint32_t c = 0; c < scan_.size(); ++c) {
+      const uint32_t size = scan_.begin[c + 1] - scan_.begin[c];
+      if (size < quorum) below_quorum_ += scan_.keys[c];
+      for (uint32_t j = scan_.begin[c]; j < scan_.begin[c + 1]; ++j) {
+        node_sets_[at[scan_.ids[j]]++] = {scan_.keys[c], c, size};
+      }
+    }
+    node_ids_.reserve(scan_.ids.size() * r_);
+    for (NodeSet& e : node_sets_) {
+      const uint32_t c = e.ids;
+      e.ids = static_cast<uint32_t>(node_ids_.size());
+      node_ids_.insert(node_ids_.end(), scan_.ids.begin() + scan_.begin[c],
+                       scan_.ids.begin() + scan_.begin[c + 1]);
+    }
+  }
+
+  // Scan's figures from the copysets that hold a failed node, each counted
+  // from its lowest failed member; a copyset shorter than a quorum has lost
+  // it whatever fails (below_quorum_).
+  SetCounts CountByNodes(std::span<const uint32_t> failed, const std::vector<uint8_t>& mark) const {
+    SetCounts out;
+    out.quorum = below_quorum_;
+    const uint32_t quorum = r_ / 2 + 1;
+    for (const uint32_t f : failed) {
+      for (uint32_t k = node_begin_[f]; k < node_begin_[f + 1]; ++k) {
+        const NodeSet& e = node_sets_[k];
+        const uint32_t* ids = node_ids_.data() + e.ids;
+        uint32_t lost = 0;
+        bool first = true;
+        for (uint32_t j = 0; j < e.size && first; ++j) {
+          first = !(mark[ids[j]] && ids[j] < f);
+          lost += mark[ids[j]];
+        }
+        if (!first) continue;
+        if (lost == e.size) out.lost += e.keys;
+        if (e.size >= quorum && e.size - lost < quorum) out.quorum += e.keys;
+      }
+    }
+    return out;
+  }
+
   // The m-subset tables, m = t_..r_-1: each the keys of the full copysets
   // that contain the subset.
   void BuildSubsets() {
@@ -163,10 +234,20 @@ class LossCounter {
 
   const CopysetTable& table_;
   uint32_t r_, t_;
-  bool by_subsets_ = false;
+  Method method_ = Method::kScan;
   std::vector<CopysetTable> subsets_;
   std::vector<MissFilter> filters_;  // the table's, then each subset table's
-  FlatCopysets scan_;
+  FlatCopysets scan_;                // every copyset, but only the short ones for kSubsets
+  // kNodes: each node's copysets (BuildNodeIndex), and the keys of those
+  // shorter than a quorum.
+  struct NodeSet {
+    uint64_t keys;
+    uint32_t ids;  // offset of its ids in node_ids_
+    uint32_t size;
+  };
+  std::vector<uint32_t> node_begin_, node_ids_;
+  std::vector<NodeSet> node_sets_;
+  uint64_t below_quorum_ = 0;
 };
 
 // Failure set i: F distinct live ids (Floyd's sampling), ascending; marks them.

@@ -112,6 +112,15 @@ struct LossRequest {
   unsigned threads = 1;
   // Called with the failure sets done so far (progress); may be empty.
   std::function<void(uint64_t)> progress;
+  // How each failure set is counted; every method gives the same figures.
+  // kAuto takes the cheapest by a cost estimate; tests name one to compare.
+  //   kScan     every copyset against the failed nodes;
+  //   kSubsets  each subset of the failed nodes looked up in the copyset
+  //             table (quorum by inclusion-exclusion over subset sizes);
+  //   kNodes    the copysets of each failed node, each counted once, from
+  //             its lowest failed member.
+  enum class Method : uint8_t { kAuto, kScan, kSubsets, kNodes };
+  Method method = Method::kAuto;
 };
 
 struct LossFigures {

@@ -115,7 +115,8 @@ Brute BruteForce(const Cluster& c, uint32_t f) {
   return b;
 }
 
-LossFigures Evaluate(const Cluster& c, uint32_t f, uint64_t sets, unsigned threads = 2) {
+LossFigures Evaluate(const Cluster& c, uint32_t f, uint64_t sets, unsigned threads = 2,
+                     LossRequest::Method method = LossRequest::Method::kAuto) {
   const CopysetTable t = c.Table();
   const std::vector<uint32_t> live = c.Live();
   LossRequest r;
@@ -125,20 +126,27 @@ LossFigures Evaluate(const Cluster& c, uint32_t f, uint64_t sets, unsigned threa
   r.sets = sets;
   r.seed = 42;
   r.threads = threads;
+  r.method = method;
   return EvaluateLoss(t, r);
 }
 
+// Each counting method, and the one the cost estimate picks, equal the brute
+// force.
 void ExpectExact(const Cluster& c, uint32_t f) {
   const Brute b = BruteForce(c, f);
-  const LossFigures l = Evaluate(c, f, b.sets);
-  ASSERT_TRUE(l.exhaustive);
-  EXPECT_EQ(l.sets, b.sets);
-  EXPECT_EQ(l.sets_with_loss, b.sets_with_loss);
-  EXPECT_EQ(l.sets_with_quorum_loss, b.sets_with_quorum);
-  EXPECT_EQ(l.keys_lost, b.lost);
-  EXPECT_EQ(l.keys_quorum_lost, b.quorum);
-  // The exact expectation is the brute-force mean.
-  EXPECT_NEAR(l.keys_expected, static_cast<double>(b.lost) / b.sets / c.keys.size(), 1e-12);
+  using M = LossRequest::Method;
+  for (const M method : {M::kAuto, M::kScan, M::kSubsets, M::kNodes}) {
+    SCOPED_TRACE("method " + std::to_string(static_cast<int>(method)));
+    const LossFigures l = Evaluate(c, f, b.sets, 2, method);
+    ASSERT_TRUE(l.exhaustive);
+    EXPECT_EQ(l.sets, b.sets);
+    EXPECT_EQ(l.sets_with_loss, b.sets_with_loss);
+    EXPECT_EQ(l.sets_with_quorum_loss, b.sets_with_quorum);
+    EXPECT_EQ(l.keys_lost, b.lost);
+    EXPECT_EQ(l.keys_quorum_lost, b.quorum);
+    // The exact expectation is the brute-force mean.
+    EXPECT_NEAR(l.keys_expected, static_cast<double>(b.lost) / b.sets / c.keys.size(), 1e-12);
+  }
 }
 
 std::vector<uint32_t> AllNodes(uint32_t n) {
@@ -147,14 +155,14 @@ std::vector<uint32_t> AllNodes(uint32_t n) {
   return v;
 }
 
-// Few copysets, many failed nodes: the scan path.
+// Few copysets, many failed nodes: the scan is the cheapest.
 TEST(CopysetsLoss, ExactFewCopysetsManyFailed) {
   Cluster c{16, 3, {}};
   AddKeys(c, 1, 200, 3, {0, 1, 2, 3, 4, 5});  // 20 possible copysets, 200 keys
   ExpectExact(c, 8);
 }
 
-// Many copysets, few failed nodes: the subset-lookup path.
+// Many copysets, few failed nodes: subset lookups or the node walk.
 TEST(CopysetsLoss, ExactManyCopysetsFewFailed) {
   Cluster c{16, 3, {}};
   AddKeys(c, 2, 3000, 3, AllNodes(16));
