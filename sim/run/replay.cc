@@ -187,6 +187,7 @@ void Replay::Process(const RequestBlock& b) {
 std::vector<std::vector<MetricRow>> Replay::Run() {
   auto reader = c_.workload->OpenRequests(key_seed_);
   RequestBlock block;
+  block.keys_wanted = !ids_are_hashes_;  // else only the ids are read
   uint64_t pos = 0;
   uint32_t step = 0;
   BeginStep(0);

@@ -22,6 +22,23 @@ struct CacheWindow {
   uint64_t start = 0, requests = 0, reads = 0, misses = 0, twin_misses = 0;
 };
 
+// Whether every value is values[0] (true when empty); no early exit, so the
+// compiler vectorizes it.
+inline bool AllEqual(std::span<const uint32_t> values) noexcept {
+  uint32_t differ = 0;
+  for (uint32_t v : values) differ |= v ^ values[0];
+  return differ == 0;
+}
+
+// Whether every op is a read (true when empty); vectorized like AllEqual.
+inline bool AllReads(std::span<const RequestOp> ops) noexcept {
+  uint8_t other = 0;
+  for (RequestOp op : ops) {
+    other |= static_cast<uint8_t>(op) != static_cast<uint8_t>(RequestOp::kRead);
+  }
+  return other == 0;
+}
+
 // Integer counts of one step, per node of the run (by global id) and per
 // window; the twin's misses in total.
 struct StepCounts {
@@ -49,10 +66,7 @@ struct StepCounts {
              std::span<const RequestOp> ops, std::span<const uint8_t> hits,
              std::span<const uint8_t> twin_hits) {
     // Reads all to one node (a trace of reads through one node): sums.
-    const bool uniform =
-        !owners.empty() &&
-        std::all_of(owners.begin(), owners.end(), [&](uint32_t o) { return o == owners[0]; }) &&
-        std::all_of(ops.begin(), ops.end(), [](RequestOp op) { return op == RequestOp::kRead; });
+    const bool uniform = !owners.empty() && AllEqual(owners) && AllReads(ops);
     for (size_t j = 0; j < owners.size();) {
       if (window_left == 0) {
         windows.push_back(CacheWindow{start + windows.size() * window});
