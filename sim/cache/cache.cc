@@ -477,14 +477,18 @@ void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
                    std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
   if (ids.empty()) return;
   const uint32_t first = owners[0];
-  uint32_t differ = 0;  // no early exit: vectorized
-  for (uint32_t o : owners) differ |= o ^ first;
-  if (differ == 0) {
+  if (std::all_of(owners.begin(), owners.end(), [first](uint32_t o) { return o == first; })) {
     NodeCache& only = *caches[first];  // one cache: no lookup of it per request
     return ServeLoop([&only](size_t) -> NodeCache& { return only; }, ids, sizes, ops, hits);
   }
   ServeLoop([caches, owners](size_t j) -> NodeCache& { return *caches[owners[j]]; }, ids, sizes,
             ops, hits);
+}
+
+void ServeRequests(NodeCache& cache, std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+  if (ids.empty()) return;
+  ServeLoop([&cache](size_t) -> NodeCache& { return cache; }, ids, sizes, ops, hits);
 }
 
 }  // namespace chsim::sim

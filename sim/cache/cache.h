@@ -192,8 +192,9 @@ class NodeCache {
   uint64_t admit_limit_;                                                  // largest charge admitted
   uint64_t stored_bytes_ = 0;
   List lists_[3];
-  std::vector<Entry, CacheStorage<Entry>> entries_;  // slab; size() = entries ever made, capacity fixed between resizes
-  uint32_t free_ = kNil;        // free entries, linked through next
+  std::vector<Entry, CacheStorage<Entry>>
+      entries_;           // slab; size() = entries ever made, capacity fixed between resizes
+  uint32_t free_ = kNil;  // free entries, linked through next
   std::vector<Group, CacheStorage<Group>> groups_;
   size_t group_count_ = 0;      // groups_.size()
   uint32_t epoch_ = 0;          // resizes of the table so far
@@ -209,6 +210,9 @@ class NodeCache {
 // REQUIRES: every owner names a cache; the spans are as long as `ids`.
 void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
                    std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept;
+// The same with every request sent to `cache`.
+void ServeRequests(NodeCache& cache, std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
                    std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept;
 
 }  // namespace chsim::sim
