@@ -72,7 +72,6 @@ NodeCache::NodeCache(const NodeCache& other)
       free_(other.free_),
       groups_(other.groups_),
       group_count_(other.group_count_),
-      epoch_(other.epoch_),
       max_entries_(other.max_entries_),
       initial_entries_(other.initial_entries_) {
   std::copy(std::begin(other.lists_), std::end(other.lists_), std::begin(lists_));
@@ -105,7 +104,7 @@ size_t NodeCache::MemoryBytes() const noexcept {
 }
 #endif
 
-[[gnu::always_inline]] inline uint32_t NodeCache::FindFrom(const Probe& p,
+[[gnu::always_inline]] inline uint32_t NodeCache::FindFrom(const Home& p,
                                                            uint64_t id) const noexcept {
   // At most one lap (saturated counts could otherwise keep it going).
   for (size_t g = p.group, left = group_count_; left > 0; g = NextGroup(g), --left) {
@@ -120,13 +119,13 @@ size_t NodeCache::MemoryBytes() const noexcept {
 }
 
 [[gnu::always_inline]] inline NodeCache::Probe NodeCache::Aim(uint64_t id) const noexcept {
-  const Probe p = ProbeOf(id);
-  __builtin_prefetch(&groups_[p.group]);
+  const Probe p{Mixed(id)};
+  __builtin_prefetch(&groups_[HomeOf(p).group]);
   return p;
 }
 
-[[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& p) const noexcept {
-  if (p.epoch != epoch_) return;
+[[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& probe) const noexcept {
+  const Home p = HomeOf(probe);
   const Group& group = groups_[p.group];
   for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
     __builtin_prefetch(&entries_[group.index[std::countr_zero(m)]]);
@@ -140,13 +139,13 @@ size_t NodeCache::MemoryBytes() const noexcept {
   if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
   if (t.prev != kNil) __builtin_prefetch(&entries_[t.prev]);
-  __builtin_prefetch(&groups_[ProbeOf(t.id).group]);
+  __builtin_prefetch(&groups_[HomeOf(t.id).group]);
 }
 
 // The first empty slot from the home group on; each full group passed counts
 // one more id placed beyond it (saturating: a group at the limit keeps it).
 [[gnu::always_inline]] inline void NodeCache::PlaceSlot(uint64_t id, uint32_t index) noexcept {
-  const Probe p = ProbeOf(id);
+  const Home p = HomeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
     const uint32_t free = Match(group, kEmpty);
@@ -164,7 +163,7 @@ size_t NodeCache::MemoryBytes() const noexcept {
 // Empties the slot, and takes the id off the overflow counts of the groups
 // its placing passed (those before its own).
 [[gnu::always_inline]] inline void NodeCache::EraseSlot(uint64_t id, uint32_t index) noexcept {
-  const Probe p = ProbeOf(id);
+  const Home p = HomeOf(id);
   for (size_t g = p.group;; g = NextGroup(g)) {
     Group& group = groups_[g];
     for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
@@ -192,7 +191,6 @@ void NodeCache::Resize(size_t entries) {
   const size_t groups = (max_entries_ * 5 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/5 full
   groups_.assign(groups, Group{});
   group_count_ = groups;
-  ++epoch_;
   Rebuild();
 }
 
@@ -269,7 +267,7 @@ void NodeCache::Drop(uint32_t i) noexcept {
 // --- Policies --------------------------------------------------------------
 
 bool NodeCache::Get(uint64_t id, uint32_t size, const Probe& p) noexcept {
-  const uint32_t i = FindFrom(p.epoch == epoch_ ? p : ProbeOf(id), id);
+  const uint32_t i = FindFrom(HomeOf(p), id);
   if (policy_ == CachePolicy::kS3Fifo) return GetS3Fifo(i, id, size);
   if (i != kNil) {
     if (policy_ == CachePolicy::kLru) {
@@ -288,7 +286,7 @@ bool NodeCache::Get(uint64_t id, uint32_t size, const Probe& p) noexcept {
 [[gnu::always_inline]] inline bool NodeCache::Serve(uint64_t id, uint32_t size,
                                                     const Probe& p) noexcept {
   if (policy_ != CachePolicy::kLru && policy_ != CachePolicy::kFifo) return Get(id, size, p);
-  const uint32_t i = FindFrom(p.epoch == epoch_ ? p : ProbeOf(id), id);
+  const uint32_t i = FindFrom(HomeOf(p), id);
   if (i == kNil) {
     const List& l = lists_[kMain];
     if (!by_bytes_ && l.count == capacity_ && l.tail != kNil) {
@@ -439,7 +437,6 @@ void NodeCache::Release() noexcept {
   decltype(entries_)().swap(entries_);
   decltype(groups_)(1, Group{}).swap(groups_);
   group_count_ = 1;
-  ++epoch_;
   max_entries_ = 0;
 }
 
@@ -483,6 +480,12 @@ void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
   }
   ServeLoop([caches, owners](size_t j) -> NodeCache& { return *caches[owners[j]]; }, ids, sizes,
             ops, hits);
+}
+
+void ServeRequests(NodeCache& cache, std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept {
+  if (ids.empty()) return;
+  ServeLoop([&cache](size_t) -> NodeCache& { return cache; }, ids, sizes, ops, hits);
 }
 
 }  // namespace chsim::sim

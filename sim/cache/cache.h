@@ -86,7 +86,7 @@ class NodeCache {
   NodeCache& operator=(const NodeCache&) = delete;
 
   // A read of object `id` of `size` bytes: true on a hit. A miss inserts it.
-  bool Get(uint64_t id, uint32_t size) noexcept { return Get(id, size, ProbeOf(id)); }
+  bool Get(uint64_t id, uint32_t size) noexcept { return Get(id, size, Probe{Mixed(id)}); }
   // Drops `id` (a delete, or a write that invalidates); true if it was cached.
   bool Erase(uint64_t id) noexcept;
   // Empties the cache (a node that leaves or restarts), keeping its memory.
@@ -107,16 +107,14 @@ class NodeCache {
   template <typename CacheOf>
   friend void ServeLoop(CacheOf, std::span<const uint64_t>, std::span<const uint32_t>,
                         std::span<const RequestOp>, std::span<uint8_t>) noexcept;
-  // Where an id's lookup starts (its home group and tag), for ServeRequests
-  // to run ahead of Get: Aim makes it and brings the group towards the CPU;
-  // PrefetchEntries (once the group is near) brings the entries its tags
-  // point to; Get(id, size, probe) then starts from it. Hints: they change
-  // nothing. A probe made before the table was resized is recomputed. (A
-  // hit's list neighbours are only written, which does not wait for them.)
+  // An id's hash, for ServeRequests to run ahead of Get: Aim makes it and
+  // brings the id's home group towards the CPU; PrefetchEntries (once the
+  // group is near) brings the entries its tags point to; Get(id, size,
+  // probe) then looks the id up from its home (HomeOf, valid whatever the
+  // table's size). Aim and PrefetchEntries are hints: they change nothing.
+  // (A hit's list neighbours are only written, which does not wait for them.)
   struct Probe {
-    uint32_t group;
-    uint8_t tag;
-    uint32_t epoch;
+    uint64_t hash;  // Mixed(id)
   };
   Probe Aim(uint64_t id) const noexcept;
   void PrefetchEntries(const Probe& p) const noexcept;
@@ -154,16 +152,21 @@ class NodeCache {
     uint32_t index[kSlots] = {};
   };
   static uint64_t Mixed(uint64_t id) noexcept { return id * 0x9e3779b97f4a7c15ULL; }
+  // Where an id's lookup starts: its home group and its tag.
+  struct Home {
+    uint32_t group;
+    uint8_t tag;
+  };
   // Hash bits 32..63 pick the home group, bits 25..31 the tag.
-  Probe ProbeOf(uint64_t id) const noexcept {
-    const uint64_t h = Mixed(id);
-    return {static_cast<uint32_t>(((h >> 32) * group_count_) >> 32),
-            static_cast<uint8_t>((h >> 25) | 0x80), epoch_};
+  Home HomeOf(const Probe& p) const noexcept {
+    return {static_cast<uint32_t>(((p.hash >> 32) * group_count_) >> 32),
+            static_cast<uint8_t>((p.hash >> 25) | 0x80)};
   }
+  Home HomeOf(uint64_t id) const noexcept { return HomeOf(Probe{Mixed(id)}); }
   size_t NextGroup(size_t g) const noexcept { return g + 1 == group_count_ ? 0 : g + 1; }
   static uint32_t Match(const Group& g, uint8_t tag) noexcept;  // bit s < kSlots: tag[s] == tag
-  uint32_t FindFrom(const Probe& p, uint64_t id) const noexcept;
-  uint32_t Find(uint64_t id) const noexcept { return FindFrom(ProbeOf(id), id); }
+  uint32_t FindFrom(const Home& p, uint64_t id) const noexcept;
+  uint32_t Find(uint64_t id) const noexcept { return FindFrom(HomeOf(id), id); }
   void PlaceSlot(uint64_t id, uint32_t index) noexcept;
   void EraseSlot(uint64_t id, uint32_t index) noexcept;
   void Rebuild() noexcept;
@@ -192,11 +195,11 @@ class NodeCache {
   uint64_t admit_limit_;                                                  // largest charge admitted
   uint64_t stored_bytes_ = 0;
   List lists_[3];
-  std::vector<Entry, CacheStorage<Entry>> entries_;  // slab; size() = entries ever made, capacity fixed between resizes
-  uint32_t free_ = kNil;        // free entries, linked through next
+  std::vector<Entry, CacheStorage<Entry>>
+      entries_;           // slab; size() = entries ever made, capacity fixed between resizes
+  uint32_t free_ = kNil;  // free entries, linked through next
   std::vector<Group, CacheStorage<Group>> groups_;
   size_t group_count_ = 0;      // groups_.size()
-  uint32_t epoch_ = 0;          // resizes of the table so far
   size_t max_entries_ = 0;      // slab capacity before the next resize
   size_t initial_entries_ = 0;  // the slab a fresh cache gets
 };
@@ -209,6 +212,9 @@ class NodeCache {
 // REQUIRES: every owner names a cache; the spans are as long as `ids`.
 void ServeRequests(NodeCache* const* caches, std::span<const uint32_t> owners,
                    std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
+                   std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept;
+// The same with every request sent to `cache`.
+void ServeRequests(NodeCache& cache, std::span<const uint64_t> ids, std::span<const uint32_t> sizes,
                    std::span<const RequestOp> ops, std::span<uint8_t> hits) noexcept;
 
 }  // namespace chsim::sim

@@ -169,6 +169,14 @@ Deployment::Deployment(const Scenario& s, const CaseSpec& c, uint32_t trial, Bui
   alg_ = BuildCaseAlgorithm(s, c, nodes_, build);
   built_weighted_ = weighted_;
   if (!weighted_) ring_points_ = alg_->RingPointsPerNode();
+  NoteIds();
+}
+
+void Deployment::NoteIds() noexcept {
+  ids_are_global_ = true;
+  for (uint32_t a = 0; a < to_global_.size(); ++a) {
+    if (to_global_[a] != a && to_global_[a] != kDead) ids_are_global_ = false;
+  }
 }
 
 size_t Deployment::num_live() const noexcept { return live_count_; }
@@ -517,6 +525,10 @@ void Deployment::ApplyFail(const EventSpec& e, uint32_t step, const std::string&
 }
 
 void Deployment::Apply(const EventSpec& e, uint32_t step) {
+  struct Noted {  // however the event ends, a throw included
+    Deployment* d;
+    ~Noted() { d->NoteIds(); }
+  } noted{this};
   const std::string where = scenario_->path + ": " + e.pointer + ": ";
   switch (e.op) {
     case EventSpec::Op::kAdd:

@@ -119,6 +119,7 @@ class Deployment {
   // out[i] = Locate(hashes[i]); `out` doubles as scratch.
   void LocateBatch(std::span<const uint64_t> hashes, std::span<uint32_t> out) const noexcept {
     alg_->LocateBatch(hashes, out);
+    if (ids_are_global_) return;
     for (size_t i = 0; i < hashes.size(); ++i) out[i] = to_global_[out[i]];
   }
   uint32_t Assign(uint64_t key_hash) { return to_global_[alg_->Assign(key_hash)]; }
@@ -155,6 +156,7 @@ class Deployment {
 
  private:
   void Rebuild(const std::string& why);
+  void NoteIds() noexcept;  // sets ids_are_global_ from to_global_
   void Unsupported(const std::string& why, const EventSpec& e);
   // Removes / adds the nodes in order (the bulk build or node by node).
   void RemoveNodes(const std::vector<uint32_t>& globals, const EventSpec& e);
@@ -209,6 +211,7 @@ class Deployment {
   std::unordered_map<std::string, uint32_t> by_label_;  // label -> global id
   std::vector<uint32_t> failed_;                        // failed global ids, in failure order
   std::vector<uint32_t> to_global_;                     // algorithm id -> global id
+  bool ids_are_global_ = true;    // every live algorithm id is its global id (NoteIds)
   std::vector<uint32_t> to_alg_;  // global id -> algorithm id (UINT32_MAX if dead)
   std::unique_ptr<Algorithm> alg_;
   Build build_;

@@ -36,6 +36,7 @@ struct Side {
   std::vector<uint32_t> owner;       // node of each request of the block
   std::vector<uint8_t> hits;         // whether each request of the block hit
   uint32_t only = UINT32_MAX;        // the one live node, when there is one
+  bool one_node = false;             // the block's requests all go to `only`
 
   Side(const Scenario& s, const CaseSpec& c, uint32_t trial)
       : d(s, c, trial), owner(kBlock), hits(kBlock) {}
@@ -59,7 +60,8 @@ struct Side {
   }
   // Every key maps to the one live node when there is one: no lookup.
   void Locate(std::span<const uint64_t> hashes) {
-    if (only != UINT32_MAX && !d.stateful()) {
+    one_node = only != UINT32_MAX && !d.stateful();
+    if (one_node) {
       std::fill_n(owner.begin(), hashes.size(), only);
       return;
     }
@@ -177,16 +179,22 @@ void Replay::Process(const RequestBlock& b) {
   for (Side* side : {&run_, &twin_}) {
     if (side == &twin_ && !forked_) break;
     side->Locate(hashes);
-    ServeRequests(side->cache_of.data(), {side->owner.data(), m}, ids, b.sizes, b.ops,
-                  {side->hits.data(), m});
+    if (side->one_node) {
+      ServeRequests(*side->cache_of[side->only], ids, b.sizes, b.ops, {side->hits.data(), m});
+    } else {
+      ServeRequests(side->cache_of.data(), {side->owner.data(), m}, ids, b.sizes, b.ops,
+                    {side->hits.data(), m});
+    }
   }
   const Side& twin = forked_ ? twin_ : run_;
-  step_.Count({run_.owner.data(), m}, b.sizes, b.ops, {run_.hits.data(), m}, {twin.hits.data(), m});
+  step_.Count({run_.owner.data(), m}, b.sizes, b.ops, {run_.hits.data(), m}, {twin.hits.data(), m},
+              run_.one_node);
 }
 
 std::vector<std::vector<MetricRow>> Replay::Run() {
   auto reader = c_.workload->OpenRequests(key_seed_);
   RequestBlock block;
+  block.keys_wanted = !ids_are_hashes_;  // else only the ids are read
   uint64_t pos = 0;
   uint32_t step = 0;
   BeginStep(0);

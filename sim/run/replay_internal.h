@@ -22,6 +22,16 @@ struct CacheWindow {
   uint64_t start = 0, requests = 0, reads = 0, misses = 0, twin_misses = 0;
 };
 
+// Whether every op is a read (true when empty); no early exit, so the
+// compiler vectorizes it.
+inline bool AllReads(std::span<const RequestOp> ops) noexcept {
+  uint8_t other = 0;
+  for (RequestOp op : ops) {
+    other |= static_cast<uint8_t>(op) != static_cast<uint8_t>(RequestOp::kRead);
+  }
+  return other == 0;
+}
+
 // Integer counts of one step, per node of the run (by global id) and per
 // window; the twin's misses in total.
 struct StepCounts {
@@ -44,15 +54,13 @@ struct StepCounts {
   // Counts a block of requests in order: request j went to node owners[j]
   // (a read when ops[j] is kRead, else a write or delete), hits[j] and
   // twin_hits[j] are 1 for a read that hit in the run and the twin (the same
-  // span when the twin is the run). Windows open as requests reach them.
+  // span when the twin is the run); one_node: every owner is owners[0].
+  // Windows open as requests reach them.
   void Count(std::span<const uint32_t> owners, std::span<const uint32_t> sizes,
              std::span<const RequestOp> ops, std::span<const uint8_t> hits,
-             std::span<const uint8_t> twin_hits) {
+             std::span<const uint8_t> twin_hits, bool one_node) {
     // Reads all to one node (a trace of reads through one node): sums.
-    const bool uniform =
-        !owners.empty() &&
-        std::all_of(owners.begin(), owners.end(), [&](uint32_t o) { return o == owners[0]; }) &&
-        std::all_of(ops.begin(), ops.end(), [](RequestOp op) { return op == RequestOp::kRead; });
+    const bool uniform = one_node && !owners.empty() && AllReads(ops);
     for (size_t j = 0; j < owners.size();) {
       if (window_left == 0) {
         windows.push_back(CacheWindow{start + windows.size() * window});

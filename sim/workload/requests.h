@@ -39,12 +39,15 @@ inline uint64_t ObjectId(std::string_view key) noexcept { return HashXxh3(key.da
 // Consecutive requests: keys.keys[i], sizes[i] (0 when the stream has no
 // sizes), ops[i]. ids: ObjectId(keys.keys[i]) when the reader makes them on
 // the way (a reader that renders its keys from integers), else empty.
+// keys_wanted, set by the consumer: false when it reads the keys only to
+// make ids, so that a reader that makes ids may leave keys.keys empty.
 struct RequestBlock {
   KeyBlock keys;
   std::vector<uint32_t> sizes;
   std::vector<RequestOp> ops;
   std::vector<uint64_t> ids;
-  size_t size() const noexcept { return keys.keys.size(); }
+  bool keys_wanted = true;
+  size_t size() const noexcept { return ops.size(); }
 };
 
 class RequestReader {
@@ -86,9 +89,8 @@ inline constexpr FieldSpec kUniformSizeFields[] = {
      .min = 1,
      .max = UINT32_MAX},
 };
-inline constexpr ObjectSpec kUniformSize{.name = "size_uniform",
-                                         .doc = "sizes uniform in min..max bytes",
-                                         .fields = kUniformSizeFields};
+inline constexpr ObjectSpec kUniformSize{
+    .name = "size_uniform", .doc = "sizes uniform in min..max bytes", .fields = kUniformSizeFields};
 inline constexpr FieldSpec kLogNormalSizeFields[] = {
     {.name = "distribution", .type = FieldType::kEnum, .required = true, .choices = kLogNormalName},
     {.name = "mu",

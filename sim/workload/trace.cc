@@ -491,32 +491,14 @@ class OracleTrace final : public RequestReader {
     if (have_ - at_ < kOracleRecord * std::min(max, kOracleBuffered)) Refill();
     const size_t count = std::min(max, (have_ - at_) / kOracleRecord);
     if (count == 0 && records_ == 0) Empty();
-    KeyBlock& k = block->keys;
-    k.bytes.resize(count * kDigits);
-    k.keys.resize(count);
     block->sizes.resize(count);
     block->ops.assign(count, RequestOp::kRead);
     block->ids.resize(count);
-    // Locals: the byte stores may alias any pointer kept in memory.
-    const char* r = buf_.data() + at_;
-    char* slot = k.bytes.data();
-    std::string_view* keys = k.keys.data();
-    uint32_t* sizes = block->sizes.data();
-    uint64_t* ids = block->ids.data();
-    for (size_t j = 0; j < count; ++j, r += kOracleRecord, slot += kDigits) {
-      uint64_t id;
-      std::memcpy(&id, r + 4, 8);  // little-endian records on a little-endian host
-      std::memcpy(&sizes[j], r + 12, 4);
-      const size_t digits = RenderDecimal(id, slot);
-      const char* key = slot + kDigits - digits;
-      keys[j] = std::string_view(key, digits);
-      if (digits <= 8) {
-        uint64_t text;
-        std::memcpy(&text, slot + kDigits - 8, 8);  // the word just stored: forwarded
-        ids[j] = ShortKeyXxh3(id, text, digits, below_1000_);
-      } else {
-        ids[j] = XXH3_64bits(key, digits);
-      }
+    if (block->keys_wanted) {
+      Parse<true>(count, block);
+    } else {
+      block->keys.keys.clear();
+      Parse<false>(count, block);
     }
     at_ += count * kOracleRecord;
     records_ += count;
@@ -551,6 +533,40 @@ class OracleTrace final : public RequestReader {
  private:
   static constexpr size_t kDigits = 20;            // the longest uint64 in decimal
   static constexpr size_t kOracleBuffered = 4096;  // records the buffer holds
+
+  // The next `count` records into the block: sizes and ids, and with kKeys
+  // the keys (rendered into keys.bytes, else in a local buffer).
+  template <bool kKeys>
+  void Parse(size_t count, RequestBlock* block) {
+    KeyBlock& k = block->keys;
+    char local[kDigits];
+    if constexpr (kKeys) {
+      k.bytes.resize(count * kDigits);
+      k.keys.resize(count);
+    }
+    // Locals: the byte stores may alias any pointer kept in memory.
+    const char* r = buf_.data() + at_;
+    char* slot = kKeys ? k.bytes.data() : local;
+    std::string_view* keys = k.keys.data();
+    uint32_t* sizes = block->sizes.data();
+    uint64_t* ids = block->ids.data();
+    for (size_t j = 0; j < count; ++j, r += kOracleRecord) {
+      uint64_t id;
+      std::memcpy(&id, r + 4, 8);  // little-endian records on a little-endian host
+      std::memcpy(&sizes[j], r + 12, 4);
+      const size_t digits = RenderDecimal(id, slot);
+      const char* key = slot + kDigits - digits;
+      if constexpr (kKeys) keys[j] = std::string_view(key, digits);
+      if (digits <= 8) {
+        uint64_t text;
+        std::memcpy(&text, slot + kDigits - 8, 8);  // the word just stored: forwarded
+        ids[j] = ShortKeyXxh3(id, text, digits, below_1000_);
+      } else {
+        ids[j] = XXH3_64bits(key, digits);
+      }
+      if constexpr (kKeys) slot += kDigits;
+    }
+  }
 
   [[noreturn]] void Empty() const {
     throw RuntimeError(path_ +
