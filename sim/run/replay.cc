@@ -13,6 +13,7 @@
 #include "sim/cache/cache.h"
 #include "sim/run/deployment.h"
 #include "sim/run/replay_internal.h"
+#include "sim/workload/trace.h"
 
 namespace chsim::sim {
 namespace {
@@ -59,8 +60,10 @@ struct Side {
     }
   }
   // Every key maps to the one live node when there is one: no lookup.
+  // Every request goes to the one live node: no key hash is needed.
+  bool OneNode() const { return only != UINT32_MAX && !d.stateful(); }
   void Locate(std::span<const uint64_t> hashes) {
-    one_node = only != UINT32_MAX && !d.stateful();
+    one_node = OneNode();
     if (one_node) {
       std::fill_n(owner.begin(), hashes.size(), only);
       return;
@@ -170,7 +173,12 @@ void Replay::Process(const RequestBlock& b) {
   const size_t m = b.size();
   const bool made = b.ids.size() == m;  // the reader made the object ids
   std::span<const uint64_t> ids(made ? b.ids.data() : ids_.data(), m), hashes = ids;
-  if (!ids_are_hashes_ || !made) {
+  if (made && b.ids_raw) {  // integer ids: their keys' hashes only where a side locates
+    if (!run_.OneNode() || (forked_ && !twin_.OneNode())) {
+      DecimalKeyObjectIds(ids, {hashes_.data(), m});
+      hashes = {hashes_.data(), m};
+    }
+  } else if (!ids_are_hashes_ || !made) {
     HashBatch(run_.d.key_hasher(), b.keys.keys, {hashes_.data(), m});
     hashes = {hashes_.data(), m};
   }
@@ -194,7 +202,10 @@ void Replay::Process(const RequestBlock& b) {
 std::vector<std::vector<MetricRow>> Replay::Run() {
   auto reader = c_.workload->OpenRequests(key_seed_);
   RequestBlock block;
-  block.keys_wanted = !ids_are_hashes_;  // else only the ids are read
+  // With XXH3 (the key hash is the object id) only the ids are read, as the
+  // trace's own integers where it has them.
+  block.keys_wanted = !ids_are_hashes_;
+  block.raw_ids_wanted = ids_are_hashes_;
   uint64_t pos = 0;
   uint32_t step = 0;
   BeginStep(0);

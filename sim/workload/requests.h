@@ -41,12 +41,19 @@ inline uint64_t ObjectId(std::string_view key) noexcept { return HashXxh3(key.da
 // the way (a reader that renders its keys from integers), else empty.
 // keys_wanted, set by the consumer: false when it reads the keys only to
 // make ids, so that a reader that makes ids may leave keys.keys empty.
+// raw_ids_wanted, set by the consumer with keys_wanted false: a reader whose
+// keys are the decimal text of integer ids (oracleGeneral) may then give the
+// integers themselves as ids and set ids_raw: one id per object as
+// ObjectId's, without its collisions; the consumer derives ObjectId where it
+// needs one (DecimalKeyObjectIds, sim/workload/trace.h).
 struct RequestBlock {
   KeyBlock keys;
   std::vector<uint32_t> sizes;
   std::vector<RequestOp> ops;
   std::vector<uint64_t> ids;
   bool keys_wanted = true;
+  bool raw_ids_wanted = false;
+  bool ids_raw = false;  // set by the reader
   size_t size() const noexcept { return ops.size(); }
 };
 

@@ -475,17 +475,38 @@ inline uint64_t ShortKeyXxh3(uint64_t id, uint64_t text, size_t digits,
   return (long_hash & use_long) | (below_1000[std::min<uint64_t>(id, 999)] & ~use_long);
 }
 
+// The ObjectId of the keys "0".."999", made once.
+const std::array<uint64_t, 1000>& Below1000() {
+  static const std::array<uint64_t, 1000> table = [] {
+    std::array<uint64_t, 1000> t{};
+    for (uint64_t v = 0; v < t.size(); ++v) {
+      const std::string key = std::to_string(v);
+      t[v] = XXH3_64bits(key.data(), key.size());
+    }
+    return t;
+  }();
+  return table;
+}
+
+// ObjectId of the decimal key of `id`, rendered right-aligned in slot[0, 20)
+// (RenderDecimal) with `digits` digits.
+inline uint64_t RenderedKeyId(uint64_t id, const char* slot, size_t digits,
+                              const std::array<uint64_t, 1000>& below_1000) noexcept {
+  if (digits <= 8) {
+    uint64_t text;
+    std::memcpy(&text, slot + 12, 8);  // the word just stored: forwarded
+    return ShortKeyXxh3(id, text, digits, below_1000);
+  }
+  return XXH3_64bits(slot + 20 - digits, digits);
+}
+
 // 24-byte records, parsed where they were read: each key (the id in decimal)
-// is rendered straight into the block, sizes and ops written in place.
+// is rendered straight into the block, sizes and ops written in place; or,
+// when the consumer takes raw ids, only the ids and sizes.
 class OracleTrace final : public RequestReader {
  public:
   explicit OracleTrace(const TraceSpec& spec)
-      : path_(spec.path), source_(spec.path), buf_(kOracleRecord * kOracleBuffered) {
-    for (uint64_t v = 0; v < below_1000_.size(); ++v) {
-      const std::string key = std::to_string(v);
-      below_1000_[v] = XXH3_64bits(key.data(), key.size());
-    }
-  }
+      : path_(spec.path), source_(spec.path), buf_(kOracleRecord * kOracleBuffered) {}
 
   void Next(size_t max, RequestBlock* block) override {
     if (have_ - at_ < kOracleRecord * std::min(max, kOracleBuffered)) Refill();
@@ -494,11 +515,16 @@ class OracleTrace final : public RequestReader {
     block->sizes.resize(count);
     block->ops.assign(count, RequestOp::kRead);
     block->ids.resize(count);
+    block->ids_raw = !block->keys_wanted && block->raw_ids_wanted;
     if (block->keys_wanted) {
       Parse<true>(count, block);
     } else {
       block->keys.keys.clear();
-      Parse<false>(count, block);
+      if (block->ids_raw) {
+        ParseRaw(count, block);
+      } else {
+        Parse<false>(count, block);
+      }
     }
     at_ += count * kOracleRecord;
     records_ += count;
@@ -550,21 +576,25 @@ class OracleTrace final : public RequestReader {
     std::string_view* keys = k.keys.data();
     uint32_t* sizes = block->sizes.data();
     uint64_t* ids = block->ids.data();
+    const std::array<uint64_t, 1000>& below_1000 = Below1000();
     for (size_t j = 0; j < count; ++j, r += kOracleRecord) {
       uint64_t id;
       std::memcpy(&id, r + 4, 8);  // little-endian records on a little-endian host
       std::memcpy(&sizes[j], r + 12, 4);
       const size_t digits = RenderDecimal(id, slot);
-      const char* key = slot + kDigits - digits;
-      if constexpr (kKeys) keys[j] = std::string_view(key, digits);
-      if (digits <= 8) {
-        uint64_t text;
-        std::memcpy(&text, slot + kDigits - 8, 8);  // the word just stored: forwarded
-        ids[j] = ShortKeyXxh3(id, text, digits, below_1000_);
-      } else {
-        ids[j] = XXH3_64bits(key, digits);
-      }
+      if constexpr (kKeys) keys[j] = std::string_view(slot + kDigits - digits, digits);
+      ids[j] = RenderedKeyId(id, slot, digits, below_1000);
       if constexpr (kKeys) slot += kDigits;
+    }
+  }
+  // The next `count` records' integer ids and sizes.
+  void ParseRaw(size_t count, RequestBlock* block) const noexcept {
+    const char* r = buf_.data() + at_;
+    uint32_t* sizes = block->sizes.data();
+    uint64_t* ids = block->ids.data();
+    for (size_t j = 0; j < count; ++j, r += kOracleRecord) {
+      std::memcpy(&ids[j], r + 4, 8);
+      std::memcpy(&sizes[j], r + 12, 4);
     }
   }
 
@@ -601,7 +631,6 @@ class OracleTrace final : public RequestReader {
   std::string path_;
   ByteSource source_;
   std::vector<char> buf_;
-  std::array<uint64_t, 1000> below_1000_;  // the ids of keys "0".."999"
   size_t at_ = 0, have_ = 0;
   uint64_t records_ = 0;  // records handed out
 };
@@ -620,6 +649,15 @@ const char* TraceFormatName(TraceFormat f) noexcept {
       break;
   }
   return "key_lines";
+}
+
+void DecimalKeyObjectIds(std::span<const uint64_t> ids, std::span<uint64_t> out) noexcept {
+  const std::array<uint64_t, 1000>& below_1000 = Below1000();
+  char slot[20];
+  for (size_t j = 0; j < ids.size(); ++j) {
+    const size_t digits = RenderDecimal(ids[j], slot);
+    out[j] = RenderedKeyId(ids[j], slot, digits, below_1000);
+  }
 }
 
 std::unique_ptr<RequestReader> OpenTrace(const TraceSpec& spec) {

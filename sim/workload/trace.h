@@ -36,6 +36,7 @@
 #define CHSIM_SIM_WORKLOAD_TRACE_H_
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,10 @@ const char* TraceFormatName(TraceFormat f) noexcept;
 
 // Opens the trace. Throws UsageError "PATH: cannot open: REASON".
 std::unique_ptr<RequestReader> OpenTrace(const TraceSpec& spec);
+
+// out[i] = ObjectId of the decimal text of ids[i] (an oracleGeneral key).
+// REQUIRES: out.size() >= ids.size().
+void DecimalKeyObjectIds(std::span<const uint64_t> ids, std::span<uint64_t> out) noexcept;
 
 // Whether the trace's requests carry sizes (csv: a size column mapped or
 // found; reads the header).

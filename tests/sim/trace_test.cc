@@ -192,6 +192,41 @@ TEST(TraceTest, OracleGeneralMakesObjectIds) {
   EXPECT_EQ(b.ids.size(), 10u);
 }
 
+// A consumer that takes raw ids gets the records' integers, no keys, the same
+// sizes; DecimalKeyObjectIds then gives each the ObjectId of its decimal key
+// (the id the reader would have made), at every digit count.
+TEST(TraceTest, OracleGeneralRawIdsAndTheirObjectIds) {
+  std::vector<std::pair<uint64_t, uint32_t>> recs;
+  for (uint64_t p = 1, k = 0; k < 20; ++k, p *= 10) {
+    for (uint64_t id : {p - 1, p, p + 1}) recs.push_back({id, static_cast<uint32_t>(k + 1)});
+  }
+  recs.push_back({UINT64_MAX, 7});
+  SplitMix64 rng(9);
+  for (int i = 0; i < 5000; ++i) recs.push_back({rng.Next() >> (i % 64), 3});
+  const std::string path = Write("raw.bin", OracleRecords(recs));
+  auto r = OpenTrace(Spec(path, TraceFormat::kOracleGeneral));
+  RequestBlock b;
+  b.keys_wanted = false;
+  b.raw_ids_wanted = true;
+  size_t at = 0;
+  for (r->Next(100, &b); b.size() > 0; r->Next(100, &b)) {
+    ASSERT_TRUE(b.ids_raw);
+    EXPECT_TRUE(b.keys.keys.empty());
+    std::vector<uint64_t> made(b.size());
+    DecimalKeyObjectIds(b.ids, made);
+    for (size_t j = 0; j < b.size(); ++j, ++at) {
+      ASSERT_EQ(b.ids[j], recs[at].first);
+      EXPECT_EQ(b.sizes[j], recs[at].second);
+      EXPECT_EQ(made[j], ObjectId(std::to_string(recs[at].first))) << recs[at].first;
+    }
+  }
+  EXPECT_EQ(at, recs.size());
+  b.raw_ids_wanted = false;  // not asked: ObjectIds, as before
+  OpenTrace(Spec(path, TraceFormat::kOracleGeneral))->Next(10, &b);
+  EXPECT_FALSE(b.ids_raw);
+  EXPECT_EQ(b.ids[0], ObjectId(std::to_string(recs[0].first)));
+}
+
 // Counting a stream gives what reading it gives, with the same errors.
 TEST(TraceTest, OracleGeneralCountEqualsRead) {
   std::vector<std::pair<uint64_t, uint32_t>> recs;
