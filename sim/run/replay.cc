@@ -59,8 +59,7 @@ struct Side {
                                    d.live().begin());
     }
   }
-  // Every key maps to the one live node when there is one: no lookup.
-  // Every request goes to the one live node: no key hash is needed.
+  // Every request goes to the one live node: no lookup, no key hash needed.
   bool OneNode() const { return only != UINT32_MAX && !d.stateful(); }
   void Locate(std::span<const uint64_t> hashes) {
     one_node = OneNode();
