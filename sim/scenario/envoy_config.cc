@@ -196,7 +196,7 @@ void ChooseEnvoyProfile(const Policy& p, ServerSource& s) {
 void ReadEndpoints(const YAML::Node& c, const Policy& p, ServerSource& s) {
   const YAML::Node eps = Get(c, "load_assignment", "endpoints");
   if (!eps || !eps.IsSequence()) return;
-  std::unordered_map<std::string, size_t> lines;
+  ServerLines lines;
   for (const YAML::Node& locality : eps) {
     const uint64_t priority =
         Get(locality, "priority") ? Integer(locality["priority"], 0, 128, s.path, "priority") : 0;

@@ -263,7 +263,8 @@ void Setting(const Line& l, Settings& st, ServerSource* s) {
 // included), so a server left out keeps the ids of the ones after it: they
 // get theirs spelled out.
 void KeepServers(std::vector<std::pair<ServerLine, size_t>>& servers, ServerSource& s) {
-  std::unordered_map<std::string, size_t> ids, lines;
+  std::unordered_map<std::string, size_t> ids;
+  ServerLines lines;
   std::vector<Node> all;
   bool left_out = false;
   for (const auto& [sl, line] : servers) {
@@ -289,7 +290,7 @@ void KeepServers(std::vector<std::pair<ServerLine, size_t>>& servers, ServerSour
     if (!sl.takes_keys) {
       s.notes.push_back("line " + std::to_string(line) + ": server " + Quote(sl.node.label) + " (" +
                         sl.why_not + ") takes no keys while the others are up: left out");
-      lines.emplace(sl.node.label, line);
+      lines.emplace(sl.node.label, std::pair<const std::string*, size_t>(nullptr, line));
       continue;
     }
     if (left_out) sl.node.name = std::to_string(numbered[i]);

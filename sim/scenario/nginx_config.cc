@@ -6,6 +6,17 @@
 // a backslash escaping the next character. The upstream's servers are read
 // as src/http/ngx_http_upstream.c (ngx_http_upstream_server) reads them, and
 // its `hash KEY [consistent]` as ngx_http_upstream_hash_module.c does.
+//
+// `include FILE;` is followed wherever it stands, as ngx_conf_include does:
+// FILE relative to the main file's folder (nginx's conf prefix, whatever
+// file the include is in); a FILE with `*`, `?` or `[` is a glob(3) pattern,
+// its matches in sorted order and none an empty include; any other FILE must
+// be there. The included directives take the include's place. A directive's
+// errors name the file it is in.
+#include <glob.h>
+
+#include <deque>
+#include <filesystem>
 #include <memory>
 
 #include "sim/base/errors.h"
@@ -17,17 +28,82 @@ namespace {
 
 struct Directive {
   std::vector<std::string> words;
+  const std::string* file = nullptr;  // the file it is in
   size_t line = 0;
   bool block = false;
   std::vector<Directive> children;
 };
 
-// Splits a configuration into directives and blocks.
+// The files of one read: the main file, those it includes, and which are
+// open now (an include of one of them is a cycle, which nginx would follow
+// until it failed).
+class Files {
+ public:
+  explicit Files(const std::string& main) : main_(main) {}
+
+  // The files `include FILE` names (above), in the order nginx reads them.
+  std::vector<std::string> Resolve(const std::string& file, const std::string& at,
+                                   size_t line) const;
+  // Reads an included file and marks it open; its name stays valid as long
+  // as *this. Throws at a cycle, past kMaxFiles or kMaxDepth.
+  const std::string* Open(const std::string& file, const std::string& at, size_t line,
+                          std::string* text);
+  void Close() { open_.pop_back(); }
+  const std::string& main() const { return main_; }
+
+ private:
+  static constexpr size_t kMaxFiles = 4096, kMaxDepth = 64;
+  std::string main_;
+  std::deque<std::string> names_;
+  std::vector<std::filesystem::path> open_;
+};
+
+std::vector<std::string> Files::Resolve(const std::string& file, const std::string& at,
+                                        size_t line) const {
+  const std::string full = ResolveBeside(main_ == "-" ? "" : main_, file);
+  if (full.find_first_of("*?[") == std::string::npos) return {full};
+  glob_t g{};
+  const int rc = glob(full.c_str(), 0, nullptr, &g);
+  std::vector<std::string> out;
+  if (rc == 0) out.assign(g.gl_pathv, g.gl_pathv + g.gl_pathc);
+  globfree(&g);
+  if (rc != 0 && rc != GLOB_NOMATCH) throw LineError(at, line, "glob() " + Quote(full) + " failed");
+  return out;
+}
+
+const std::string* Files::Open(const std::string& file, const std::string& at, size_t line,
+                               std::string* text) {
+  if (names_.size() == kMaxFiles)
+    throw LineError(at, line, "more than " + std::to_string(kMaxFiles) + " included files");
+  if (open_.size() > kMaxDepth)
+    throw LineError(at, line, "includes nested more than " + std::to_string(kMaxDepth) + " deep");
+  std::error_code ec;
+  std::filesystem::path id = std::filesystem::weakly_canonical(file, ec);
+  if (ec) id = file;
+  for (const std::filesystem::path& p : open_) {
+    if (p == id) throw LineError(at, line, "include " + Quote(file) + " includes itself");
+  }
+  try {
+    *text = ReadFileOrStdin(file, kMaxFileBytes);
+  } catch (const UsageError& e) {
+    throw LineError(at, line, std::string("include: ") + e.what());
+  }
+  if (open_.empty()) {
+    std::filesystem::path main = std::filesystem::weakly_canonical(main_, ec);
+    open_.push_back(ec ? std::filesystem::path(main_) : main);
+  }
+  open_.push_back(id);
+  names_.push_back(file);
+  return &names_.back();
+}
+
+// Splits a configuration into directives and blocks, following includes.
 class Parser {
  public:
-  Parser(std::string_view text, const std::string& path) : text_(text), path_(path) {}
+  Parser(std::string_view text, const std::string* path, Files* files, size_t depth = 0)
+      : text_(text), path_(*path), file_(path), files_(files), base_(depth) {}
 
-  std::vector<Directive> Top() { return Block(0); }
+  std::vector<Directive> Top() { return Block(base_); }
 
  private:
   bool Blank(char c) const { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -74,11 +150,28 @@ class Parser {
   }
 
   std::vector<Directive> Block(size_t depth);
+  // Appends the directives of the files `include` names at this depth.
+  void Include(const Directive& include, size_t depth, std::vector<Directive>& out);
 
   std::string_view text_;
   const std::string& path_;
+  const std::string* file_;
+  Files* files_;
+  size_t base_;  // the depth of this file's top level
   size_t pos_ = 0, line_ = 1;
 };
+
+void Parser::Include(const Directive& d, size_t depth, std::vector<Directive>& out) {
+  if (d.words.size() != 2)
+    throw LineError(path_, d.line, "invalid number of arguments in \"include\" directive");
+  for (const std::string& f : files_->Resolve(d.words[1], path_, d.line)) {
+    std::string text;
+    const std::string* name = files_->Open(f, path_, d.line, &text);
+    std::vector<Directive> in = Parser(text, name, files_, depth).Top();
+    files_->Close();
+    for (Directive& x : in) out.push_back(std::move(x));
+  }
+}
 
 std::vector<Directive> Parser::Block(size_t depth) {
   std::vector<Directive> out;
@@ -87,7 +180,7 @@ std::vector<Directive> Parser::Block(size_t depth) {
     if (!Skip()) {
       if (!d.words.empty())
         throw LineError(path_, line_, "unexpected end of file, expecting \";\" or \"}\"");
-      if (depth > 0) throw LineError(path_, line_, "unexpected end of file, expecting \"}\"");
+      if (depth > base_) throw LineError(path_, line_, "unexpected end of file, expecting \"}\"");
       return out;
     }
     const char c = text_[pos_];
@@ -99,17 +192,26 @@ std::vector<Directive> Parser::Block(size_t depth) {
         d.block = true;
         d.children = Block(depth + 1);
       }
-      out.push_back(std::move(d));
+      if (!d.block && d.words[0] == "include") {
+        Include(d, depth, out);
+      } else {
+        out.push_back(std::move(d));
+      }
       d = Directive();
     } else if (c == '}') {
       ++pos_;
-      if (!d.words.empty() || depth == 0) throw LineError(path_, line_, "unexpected \"}\"");
+      if (!d.words.empty() || depth == base_) throw LineError(path_, line_, "unexpected \"}\"");
       return out;
     } else {
-      if (d.words.empty()) d.line = line_;
+      if (d.words.empty()) d.line = line_, d.file = file_;
       d.words.push_back(Word());
     }
   }
+}
+
+// "line N" in the main file, else "FILE:N".
+std::string Where(const Directive& d, const ServerSource& s) {
+  return (*d.file == s.path ? "line " : *d.file + ":") + std::to_string(d.line);
 }
 
 void FindUpstreams(const std::vector<Directive>& ds, std::vector<const Directive*>& out) {
@@ -149,8 +251,8 @@ void CheckAddress(const std::string& addr, const std::string& path, size_t line,
 // A `server` line; false when the server takes no keys (down, backup).
 bool ReadServer(const Directive& d, ServerSource& s, bool hashed, Node& node) {
   if (d.words.size() < 2)
-    throw LineError(s.path, d.line, "invalid number of arguments in \"server\"");
-  CheckAddress(d.words[1], s.path, d.line, node);
+    throw LineError(*d.file, d.line, "invalid number of arguments in \"server\"");
+  CheckAddress(d.words[1], *d.file, d.line, node);
   bool takes_keys = true;
   for (size_t i = 2; i < d.words.size(); ++i) {
     const std::string& p = d.words[i];
@@ -159,21 +261,21 @@ bool ReadServer(const Directive& d, ServerSource& s, bool hashed, Node& node) {
     uint64_t w = 0;
     if (name == "weight=") {
       if (!ParseDecimal(p.substr(7), 1, 2147483647, &w))
-        throw LineError(s.path, d.line,
+        throw LineError(*d.file, d.line,
                         "invalid parameter " + Quote(p) + "; accepted: weight=1..2147483647");
       node.weight = static_cast<uint32_t>(w);
       s.list.weighted = true;
     } else if (name == "max_conns=" || name == "max_fails=" || name == "fail_timeout=") {
       Ignore(s, "server " + name.substr(0, name.size() - 1));
     } else if (p == "backup" && hashed) {
-      throw LineError(s.path, d.line, "balancing method does not support parameter \"backup\"");
+      throw LineError(*d.file, d.line, "balancing method does not support parameter \"backup\"");
     } else if (p == "backup" || p == "down") {
-      s.notes.push_back("line " + std::to_string(d.line) + ": server " + Quote(node.label) +
-                        " is " + p + ": left out (it takes no keys" +
+      s.notes.push_back(Where(d, s) + ": server " + Quote(node.label) + " is " + p +
+                        ": left out (it takes no keys" +
                         (p == "down" ? "; nginx tries the next point instead)" : ")"));
       takes_keys = false;
     } else {
-      throw LineError(s.path, d.line,
+      throw LineError(*d.file, d.line,
                       "invalid parameter " + Quote(p) +
                           "; accepted: weight=, max_conns=, max_fails=, "
                           "fail_timeout=, backup, down");
@@ -184,15 +286,15 @@ bool ReadServer(const Directive& d, ServerSource& s, bool hashed, Node& node) {
 
 // The balancing directive of the block (the last one wins, as nginx warns
 // "load balancing method redefined"): "hash", "hash consistent" or another.
-std::string Balancer(const Directive& up, ServerSource& s) {
+std::string Balancer(const Directive& up) {
   std::string balancer;
   for (const Directive& d : up.children) {
     const std::string& n = d.words[0];
     if (n == "hash") {
       if (d.words.size() < 2 || d.words.size() > 3)
-        throw LineError(s.path, d.line, "invalid number of arguments in \"hash\" directive");
+        throw LineError(*d.file, d.line, "invalid number of arguments in \"hash\" directive");
       if (d.words.size() == 3 && d.words[2] != "consistent")
-        throw LineError(s.path, d.line,
+        throw LineError(*d.file, d.line,
                         "invalid parameter " + Quote(d.words[2]) + "; accepted: consistent");
       balancer = d.words.size() == 3 ? "hash consistent" : "hash";
     } else if (n == "ip_hash" || n == "least_conn" || n == "random" || n == "least_time" ||
@@ -209,14 +311,15 @@ ServerSource ReadNginx(std::string_view text, const std::string& path, const std
   ServerSource s;
   s.format = ServerFormat::kNginx;
   s.path = path;
-  const std::vector<Directive> top = Parser(text, path).Top();
+  Files files(path);
+  const std::vector<Directive> top = Parser(text, &files.main(), &files).Top();
   std::vector<const Directive*> ups;
   FindUpstreams(top, ups);
   std::vector<std::string> names;
   for (const Directive* u : ups) names.push_back(u->words[1]);
   const Directive& up = *ups[PickBlock(names, block, path, "upstream")];
   s.block = up.words[1];
-  const std::string balancer = Balancer(up, s);
+  const std::string balancer = Balancer(up);
   const bool hashed = balancer == "hash" || balancer == "hash consistent";
   s.profile = balancer == "hash consistent" ? "nginx" : balancer == "hash" ? "nginx-hash" : "";
   if (s.profile.empty()) {
@@ -224,13 +327,13 @@ ServerSource ReadNginx(std::string_view text, const std::string& path, const std
                        (balancer.empty() ? "round robin" : "by " + balancer) +
                        ", not by a key hash (nginx's `hash KEY [consistent]`)";
   }
-  std::unordered_map<std::string, size_t> lines;
+  ServerLines lines;
   for (const Directive& d : up.children) {
     if (d.block)
-      throw LineError(path, d.line, "unexpected block " + Quote(d.words[0]) + " in upstream");
+      throw LineError(*d.file, d.line, "unexpected block " + Quote(d.words[0]) + " in upstream");
     if (d.words[0] == "server") {
       Node node;
-      if (ReadServer(d, s, hashed, node)) AddServer(s, std::move(node), d.line, lines);
+      if (ReadServer(d, s, hashed, node)) AddServer(s, std::move(node), d.line, lines, d.file);
     } else if (d.words[0] != "hash") {
       Ignore(s, d.words[0]);
     }

@@ -159,16 +159,19 @@ void Ignore(ServerSource& s, std::string_view directive) {
   s.ignored.emplace_back(directive);
 }
 
-void AddServer(ServerSource& s, Node node, size_t line,
-               std::unordered_map<std::string, size_t>& lines) {
-  auto [it, added] = lines.emplace(node.label, line);
+void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
+               const std::string* file) {
+  const std::string& path = file != nullptr ? *file : s.path;
+  auto [it, added] = lines.emplace(node.label, std::pair(file, line));
   if (!added) {
-    throw LineError(s.path, line,
-                    "server " + Quote(node.label) + " again (first on line " +
-                        std::to_string(it->second) + "); chsim needs each server once");
+    const std::string& first = it->second.first ? *it->second.first : s.path;
+    throw LineError(path, line,
+                    "server " + Quote(node.label) + " again (first on " +
+                        (first == path ? "line " : first + ":") +
+                        std::to_string(it->second.second) + "); chsim needs each server once");
   }
   if (s.list.nodes.size() == kMaxServers)
-    throw LineError(s.path, line, "more than " + std::to_string(kMaxServers) + " servers");
+    throw LineError(path, line, "more than " + std::to_string(kMaxServers) + " servers");
   s.list.nodes.push_back(std::move(node));
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/scenario/server_config.h"
@@ -33,10 +34,14 @@ bool ParseDecimal(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out);
 // Adds a directive name to `ignored` once.
 void Ignore(ServerSource& s, std::string_view directive);
 
-// Appends a server, refusing a label the list has already ("FILE:LINE:").
-// `lines` maps labels to the lines they were read from.
-void AddServer(ServerSource& s, Node node, size_t line,
-               std::unordered_map<std::string, size_t>& lines);
+// Where each server of a list was read: its label, its file (null: the
+// main file, s.path) and line.
+using ServerLines = std::unordered_map<std::string, std::pair<const std::string*, size_t>>;
+
+// Appends a server read at `line` of `file` (null: s.path), refusing a label
+// the list has already ("FILE:LINE: ... first on line N" or "on FILE:N").
+void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
+               const std::string* file = nullptr);
 
 // The list is complete: refuses an empty one ("FILE: BLOCK has no servers ...").
 void FinishList(ServerSource& s, std::string_view kind);

@@ -384,7 +384,8 @@ void Fill(const Director& d, ServerSource& s) {
     natural = natural && e.replicas == d.array[0].replicas && e.weight == std::floor(e.weight) &&
               e.replicas * e.weight == e.points;
   }
-  std::unordered_map<std::string, size_t> count, lines;
+  std::unordered_map<std::string, size_t> count;
+  ServerLines lines;
   for (const Entry& e : d.array) ++count[e.backend];
   for (const Entry& e : d.array) {
     Node n;

@@ -4,7 +4,7 @@
 what they ignore, and that every command reads them alike.
 
 Usage: config_test.py CHSIM SOURCE_DIR TEST, TEST one of: bad_input, ignored, commands, tune,
-envoy.
+envoy, include.
 
 - bad_input: a malformed block, a server the program itself refuses (a port out of range, a
   weight it does not take, an HAProxy id used twice, an unknown hash function) is one line on
@@ -19,6 +19,11 @@ envoy.
   Envoy would refuse (a ring size below 1, a table size that is not a prime, an unknown hash
   function, a size for another profile) are one line, exit 2, and a scenario with them is
   refused alike by validate and run.
+- include: nginx's `include` followed as nginx follows it: an upstream of the golden
+  configuration (tests/compat/golden-proxies, which nginx itself ran) split over files found
+  by glob patterns relative to the main file's folder, from a file in another folder, maps the
+  golden's keys as nginx did; a missing file, a cycle and an error inside an included file are
+  one line naming the file and line, exit 2; a glob with no match includes nothing.
 - tune: answers in the program's own setting (nginx and Jedis: a multiple of every weight,
   its candidates multiples of 160; Varnish: replicas; Envoy: min_ring_size and table_size),
   a configuration tuned with its own profile and settings, nginx-hash (no points) refused,
@@ -365,6 +370,59 @@ def test_envoy(tmp):
                 expect=2).stderr.strip().splitlines()
         if v[0] != r[0] or len(r) != 1 or words not in r[0]:
             fail(f"validate and run differ on {params}: {v} vs {r}")
+
+
+def golden_upstream(name):
+    """The server lines of upstream `name` in the golden nginx.conf, and its hash line."""
+    text = open(os.path.join(SOURCE, "tests/compat/golden-proxies/configs/nginx.conf")).read()
+    start = text.index(f"upstream {name} {{")
+    body = text[text.index("{", start) + 1:text.index("}", start)]
+    lines = [l.strip() for l in body.replace(";", ";\n").splitlines() if l.strip()]
+    return [l for l in lines if l.startswith("server")], [l for l in lines if l.startswith("hash")]
+
+
+def test_include(tmp):
+    servers, hashing = golden_upstream("nginx_ngx5")
+    if len(servers) != 5 or len(hashing) != 1:
+        fail(f"the golden upstream nginx_ngx5 is not as expected: {servers} {hashing}")
+    # nginx.conf includes conf.d/*.conf; the upstream there includes servers/ngx5-*.conf, a
+    # path relative to nginx.conf's folder (nginx's conf prefix), not to conf.d/.
+    os.makedirs(os.path.join(tmp, "etc/conf.d"))
+    os.makedirs(os.path.join(tmp, "etc/servers"))
+    main = write(tmp, "etc/nginx.conf", "events {}\nhttp {\n  include conf.d/*.conf;\n"
+                 "  include none.d/*.conf;\n}\n")
+    write(tmp, "etc/conf.d/a-other.conf", nginx("    hash $k;\n    server 10.9.9.9:80;", "other")
+          .replace("http {", "").rstrip().rstrip("}"))
+    write(tmp, "etc/conf.d/b-cache.conf", "upstream nginx_ngx5 {\n  " + hashing[0] + "\n"
+          "  include servers/ngx5-*.conf;\n}\n")
+    write(tmp, "etc/servers/ngx5-1.conf", "\n".join(servers[:3]) + "\n")
+    write(tmp, "etc/servers/ngx5-2.conf", "# the last two\n" + "\n".join(servers[3:]) + "\n")
+    golden = open(os.path.join(SOURCE, "tests/compat/golden-proxies/map/nginx/ngx5.tsv"),
+                  "rb").read().split(b"\n")[:-1]
+    keys = write(tmp, "keys.txt", "")
+    with open(keys, "wb") as f:
+        f.write(b"".join(l.rsplit(b"\t", 1)[0] + b"\n" for l in golden))
+    p = subprocess.run([CHSIM, "locate", "--servers", main + ":nginx_ngx5", keys],
+                       capture_output=True, timeout=300)
+    got = [l.rsplit(b"\t", 1)[1] for l in p.stdout.split(b"\n")[:-1]] if p.returncode == 0 else []
+    want = [l.rsplit(b"\t", 1)[1] for l in golden]
+    if got != want:
+        fail(f"the included upstream maps {sum(a != b for a, b in zip(got, want))} of "
+             f"{len(want)} keys unlike nginx (exit {p.returncode}): {p.stderr[-500:]!r}")
+    # Refusals (nginx reads every include, so each is its own configuration): one line naming
+    # the file and line where it happened.
+    write(tmp, "etc/servers/bad.inc", "server 10.0.0.1:80;\nserver 10.0.0.2:70000;\n")
+    write(tmp, "etc/servers/loop.inc", "server 10.0.0.1:80;\ninclude servers/loop.inc;\n")
+    for name, inc, where, words in (
+            ("bad.conf", "servers/bad.inc", "servers/bad.inc:2:", "invalid port"),
+            ("gone.conf", "servers/gone.inc", "gone.conf:3:", "gone.inc: cannot open"),
+            ("loop.conf", "servers/loop.inc", "servers/loop.inc:2:", "includes itself"),
+            ("args.conf", "a b", "args.conf:3:", "invalid number of arguments")):
+        conf = write(tmp, "etc/" + name, f"upstream u {{\n  hash $k consistent;\n  include {inc};\n}}\n")
+        err = run(["locate", "--servers", conf, KEYS], expect=2).stderr
+        lines = err.strip().splitlines()
+        if len(lines) != 1 or where not in lines[0] or words not in lines[0]:
+            fail(f"{name}: expected one line naming {where} with {words!r}, got {lines}")
 
 
 if __name__ == "__main__":

@@ -39,10 +39,10 @@ if(TARGET chsim)
   endforeach()
 endif()
 
-# Proxies' configurations as server lists: refusals, ignored directives, and
-# every command reading them alike (tests/sim/config_test.py).
+# Proxies' configurations as server lists: refusals, ignored directives, nginx's
+# include, and every command reading them alike (tests/sim/config_test.py).
 if(TARGET chsim)
-  foreach(t bad_input ignored commands tune envoy)
+  foreach(t bad_input ignored commands tune envoy include)
     add_test(NAME sim_config_${t}
              COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/config_test.py $<TARGET_FILE:chsim>
                      ${PROJECT_SOURCE_DIR} ${t})
