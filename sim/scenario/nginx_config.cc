@@ -15,8 +15,6 @@
 // errors name the file it is in.
 #include <glob.h>
 
-#include <deque>
-#include <filesystem>
 #include <memory>
 
 #include "sim/base/errors.h"
@@ -34,33 +32,10 @@ struct Directive {
   std::vector<Directive> children;
 };
 
-// The files of one read: the main file, those it includes, and which are
-// open now (an include of one of them is a cycle, which nginx would follow
-// until it failed).
-class Files {
- public:
-  explicit Files(const std::string& main) : main_(main) {}
-
-  // The files `include FILE` names (above), in the order nginx reads them.
-  std::vector<std::string> Resolve(const std::string& file, const std::string& at,
-                                   size_t line) const;
-  // Reads an included file and marks it open; its name stays valid as long
-  // as *this. Throws at a cycle, past kMaxFiles or kMaxDepth.
-  const std::string* Open(const std::string& file, const std::string& at, size_t line,
-                          std::string* text);
-  void Close() { open_.pop_back(); }
-  const std::string& main() const { return main_; }
-
- private:
-  static constexpr size_t kMaxFiles = 4096, kMaxDepth = 64;
-  std::string main_;
-  std::deque<std::string> names_;
-  std::vector<std::filesystem::path> open_;
-};
-
-std::vector<std::string> Files::Resolve(const std::string& file, const std::string& at,
-                                        size_t line) const {
-  const std::string full = ResolveBeside(main_ == "-" ? "" : main_, file);
+// The files `include FILE` names (above), in the order nginx reads them.
+std::vector<std::string> IncludeNames(const IncludedFiles& files, const std::string& file,
+                                      const std::string& at, size_t line) {
+  const std::string full = ResolveBeside(files.main() == "-" ? "" : files.main(), file);
   if (full.find_first_of("*?[") == std::string::npos) return {full};
   glob_t g{};
   const int rc = glob(full.c_str(), 0, nullptr, &g);
@@ -71,36 +46,10 @@ std::vector<std::string> Files::Resolve(const std::string& file, const std::stri
   return out;
 }
 
-const std::string* Files::Open(const std::string& file, const std::string& at, size_t line,
-                               std::string* text) {
-  if (names_.size() == kMaxFiles)
-    throw LineError(at, line, "more than " + std::to_string(kMaxFiles) + " included files");
-  if (open_.size() > kMaxDepth)
-    throw LineError(at, line, "includes nested more than " + std::to_string(kMaxDepth) + " deep");
-  std::error_code ec;
-  std::filesystem::path id = std::filesystem::weakly_canonical(file, ec);
-  if (ec) id = file;
-  for (const std::filesystem::path& p : open_) {
-    if (p == id) throw LineError(at, line, "include " + Quote(file) + " includes itself");
-  }
-  try {
-    *text = ReadFileOrStdin(file, kMaxFileBytes);
-  } catch (const UsageError& e) {
-    throw LineError(at, line, std::string("include: ") + e.what());
-  }
-  if (open_.empty()) {
-    std::filesystem::path main = std::filesystem::weakly_canonical(main_, ec);
-    open_.push_back(ec ? std::filesystem::path(main_) : main);
-  }
-  open_.push_back(id);
-  names_.push_back(file);
-  return &names_.back();
-}
-
 // Splits a configuration into directives and blocks, following includes.
 class Parser {
  public:
-  Parser(std::string_view text, const std::string* path, Files* files, size_t depth = 0)
+  Parser(std::string_view text, const std::string* path, IncludedFiles* files, size_t depth = 0)
       : text_(text), path_(*path), file_(path), files_(files), base_(depth) {}
 
   std::vector<Directive> Top() { return Block(base_); }
@@ -156,7 +105,7 @@ class Parser {
   std::string_view text_;
   const std::string& path_;
   const std::string* file_;
-  Files* files_;
+  IncludedFiles* files_;
   size_t base_;  // the depth of this file's top level
   size_t pos_ = 0, line_ = 1;
 };
@@ -164,7 +113,7 @@ class Parser {
 void Parser::Include(const Directive& d, size_t depth, std::vector<Directive>& out) {
   if (d.words.size() != 2)
     throw LineError(path_, d.line, "invalid number of arguments in \"include\" directive");
-  for (const std::string& f : files_->Resolve(d.words[1], path_, d.line)) {
+  for (const std::string& f : IncludeNames(*files_, d.words[1], path_, d.line)) {
     std::string text;
     const std::string* name = files_->Open(f, path_, d.line, &text);
     std::vector<Directive> in = Parser(text, name, files_, depth).Top();
@@ -311,7 +260,7 @@ ServerSource ReadNginx(std::string_view text, const std::string& path, const std
   ServerSource s;
   s.format = ServerFormat::kNginx;
   s.path = path;
-  Files files(path);
+  IncludedFiles files(path);
   const std::vector<Directive> top = Parser(text, &files.main(), &files).Top();
   std::vector<const Directive*> ups;
   FindUpstreams(top, ups);

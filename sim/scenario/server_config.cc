@@ -175,6 +175,32 @@ void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
   s.list.nodes.push_back(std::move(node));
 }
 
+const std::string* IncludedFiles::Open(const std::string& file, const std::string& at, size_t line,
+                                       std::string* text) {
+  if (names_.size() == kMaxFiles)
+    throw LineError(at, line, "more than " + std::to_string(kMaxFiles) + " included files");
+  if (open_.size() > kMaxDepth)
+    throw LineError(at, line, "includes nested more than " + std::to_string(kMaxDepth) + " deep");
+  std::error_code ec;
+  std::filesystem::path id = std::filesystem::weakly_canonical(file, ec);
+  if (ec) id = file;
+  if (open_.empty()) {
+    const std::filesystem::path main = std::filesystem::weakly_canonical(main_, ec);
+    open_.push_back(ec ? std::filesystem::path(main_) : main);
+  }
+  for (const std::filesystem::path& p : open_) {
+    if (p == id) throw LineError(at, line, "include " + Quote(file) + " includes itself");
+  }
+  try {
+    *text = ReadFileOrStdin(file, kMaxFileBytes);
+  } catch (const UsageError& e) {
+    throw LineError(at, line, std::string("include: ") + e.what());
+  }
+  open_.push_back(id);
+  names_.push_back(file);
+  return &names_.back();
+}
+
 void FinishList(ServerSource& s, std::string_view kind) {
   if (s.list.nodes.empty()) {
     throw UsageError(s.path + ": " + std::string(kind) + " " + Quote(s.block) +

@@ -5,6 +5,8 @@
 #define CHSIM_SIM_SCENARIO_SERVER_CONFIG_INTERNAL_H_
 
 #include <cstdint>
+#include <deque>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,6 +44,29 @@ using ServerLines = std::unordered_map<std::string, std::pair<const std::string*
 // the list has already ("FILE:LINE: ... first on line N" or "on FILE:N").
 void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
                const std::string* file = nullptr);
+
+// The files of one read that follows includes: the main file, those it has
+// included, and which are open now (an include of an open one is a cycle).
+class IncludedFiles {
+ public:
+  explicit IncludedFiles(const std::string& main) : main_(main) {}
+
+  // Reads `file`, included at `at`:`line`, into *text and marks it open;
+  // its name stays valid as long as *this. Throws "AT:LINE: include: ..."
+  // when it cannot be read, includes itself, or is past kMaxFiles files or
+  // kMaxDepth deep.
+  const std::string* Open(const std::string& file, const std::string& at, size_t line,
+                          std::string* text);
+  // Marks the file last opened closed.
+  void Close() { open_.pop_back(); }
+  const std::string& main() const { return main_; }
+
+ private:
+  static constexpr size_t kMaxFiles = 4096, kMaxDepth = 64;
+  std::string main_;
+  std::deque<std::string> names_;
+  std::vector<std::filesystem::path> open_;
+};
 
 // The list is complete: refuses an empty one ("FILE: BLOCK has no servers ...").
 void FinishList(ServerSource& s, std::string_view kind);

@@ -16,6 +16,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <iterator>
 
 #include "sim/base/errors.h"
 #include "sim/base/text_file.h"
@@ -28,11 +30,22 @@ struct Token {
   enum Kind { kWord, kString, kPunct } kind;
   std::string text;
   size_t line;
+  const std::string* file;  // the file it is in
 };
+
+// "FILE:LINE: message" where the token is.
+UsageError At(const Token& t, const std::string& message) {
+  return LineError(*t.file, t.line, message);
+}
+
+// "line N" in the main file, else "FILE:N".
+std::string Where(const Token& t, const ServerSource& s) {
+  return (*t.file == s.path ? "line " : *t.file + ":") + std::to_string(t.line);
+}
 
 class Lexer {
  public:
-  Lexer(std::string_view text, const std::string& path) : t_(text), path_(path) {}
+  Lexer(std::string_view text, const std::string* path) : t_(text), path_(*path), file_(path) {}
   std::vector<Token> All();
 
  private:
@@ -42,6 +55,7 @@ class Lexer {
   void SkipComment();
   std::string_view t_;
   const std::string& path_;
+  const std::string* file_;
   size_t i_ = 0, line_ = 1;
 };
 
@@ -71,15 +85,15 @@ std::vector<Token> Lexer::All() {
       const size_t nl = t_.find('\n', from);
       if (end == std::string_view::npos || (!long_string && nl < end))
         throw LineError(path_, line_, "unterminated string");
-      out.push_back({Token::kString, std::string(t_.substr(from, end - from)), line_});
+      out.push_back({Token::kString, std::string(t_.substr(from, end - from)), line_, file_});
       for (size_t k = from; k < end; ++k) line_ += t_[k] == '\n';
       i_ = end + (long_string ? 2 : 1);
     } else if (Word(c)) {
       const size_t from = i_;
       while (i_ < t_.size() && Word(t_[i_])) ++i_;
-      out.push_back({Token::kWord, std::string(t_.substr(from, i_ - from)), line_});
+      out.push_back({Token::kWord, std::string(t_.substr(from, i_ - from)), line_, file_});
     } else {
-      out.push_back({Token::kPunct, std::string(1, c), line_});
+      out.push_back({Token::kPunct, std::string(1, c), line_, file_});
       ++i_;
     }
   }
@@ -92,7 +106,7 @@ struct Entry {
   uint32_t points = 0;
   long long replicas = 0;  // of the reconfigure that added it
   double weight = 1;
-  size_t line = 0;
+  const Token* at = nullptr;  // the add_backend call
   std::string Key() const { return ident.empty() ? backend : ident; }
 };
 
@@ -195,7 +209,7 @@ struct Vcl {
 
 // The index after the block or statement that starts at i: a `{ }` block
 // (balanced), else up to and including the next `;`.
-size_t SkipStatement(const std::vector<Token>& t, size_t i, const std::string& path) {
+size_t SkipStatement(const std::vector<Token>& t, size_t i) {
   int depth = 0;
   const size_t start = i;
   for (; i < t.size(); ++i) {
@@ -205,17 +219,16 @@ size_t SkipStatement(const std::vector<Token>& t, size_t i, const std::string& p
     if (t[i].text == ";" && depth == 0) return i + 1;
     if (depth < 0) break;
   }
-  throw LineError(path, t[start].line,
-                  "unbalanced block or missing ';' after " + Quote(t[start].text));
+  throw At(t[start], "unbalanced block or missing ';' after " + Quote(t[start].text));
 }
 
 bool Is(const std::vector<Token>& t, size_t i, std::string_view text) {
   return i < t.size() && t[i].text == text && t[i].kind != Token::kString;
 }
 
-void ReadTop(const std::vector<Token>& t, Vcl& v, ServerSource& s) {
+void ReadTop(const std::vector<Token>& t, Vcl& v) {
   for (size_t i = 0; i < t.size();) {
-    const size_t next = SkipStatement(t, i, s.path);
+    const size_t next = SkipStatement(t, i);
     const std::string& w = t[i].text;
     if (w == "import" && Is(t, i + 1, "directors")) {
       v.alias = Is(t, i + 2, "as") && i + 3 < next ? t[i + 3].text : "directors";
@@ -223,8 +236,6 @@ void ReadTop(const std::vector<Token>& t, Vcl& v, ServerSource& s) {
       v.backends.push_back(t[i + 1].text);
     } else if (w == "sub" && Is(t, i + 1, "vcl_init") && Is(t, i + 2, "{")) {
       for (size_t k = i + 3; k + 1 < next; ++k) v.init.push_back(&t[k]);
-    } else if (w == "include") {
-      Ignore(s, "include (not followed)");
     }
     i = next;
   }
@@ -234,18 +245,17 @@ void ReadTop(const std::vector<Token>& t, Vcl& v, ServerSource& s) {
 // named from `params`, in order); `end` gets the index after ')'.
 std::vector<std::pair<std::string, const Token*>> Args(const std::vector<const Token*>& t, size_t i,
                                                        const std::vector<std::string>& params,
-                                                       const std::string& path, size_t* end) {
+                                                       size_t* end) {
   std::vector<std::pair<std::string, const Token*>> out;
   std::vector<const Token*> arg;
   size_t positional = 0;
-  auto flush = [&](size_t line) {
+  auto flush = [&](const Token& at) {
     if (arg.empty()) return;
     const bool named = arg.size() == 3 && arg[1]->text == "=";
     if (arg.size() != 1 && !named)
-      throw LineError(
-          path, line,
-          "an argument that is not a literal; chsim reads names, strings and numbers only");
-    if (!named && positional >= params.size()) throw LineError(path, line, "too many arguments");
+      throw At(at,
+               "an argument that is not a literal; chsim reads names, strings and numbers only");
+    if (!named && positional >= params.size()) throw At(at, "too many arguments");
     out.emplace_back(named ? arg[0]->text : params[positional++], named ? arg[2] : arg[0]);
     arg.clear();
   };
@@ -255,17 +265,17 @@ std::vector<std::pair<std::string, const Token*>> Args(const std::vector<const T
     const bool punct = t[k]->kind == Token::kPunct;
     if (punct && x == "(") ++depth;
     if (punct && x == ")" && depth-- == 0) {
-      flush(t[k]->line);
+      flush(*t[k]);
       *end = k + 1;
       return out;
     }
     if (punct && x == "," && depth == 0) {
-      flush(t[k]->line);
+      flush(*t[k]);
       continue;
     }
     arg.push_back(t[k]);
   }
-  throw LineError(path, t[i]->line, "unclosed '('");
+  throw At(*t[i], "unclosed '('");
 }
 
 Director* Find(Vcl& v, std::string_view name) {
@@ -274,69 +284,68 @@ Director* Find(Vcl& v, std::string_view name) {
   return nullptr;
 }
 
-double Number(const Token& t, const std::string& path) {
+double Number(const Token& t) {
   char* end = nullptr;
   const double x = std::strtod(t.text.c_str(), &end);
   if (t.kind != Token::kWord || end != t.text.c_str() + t.text.size() || !std::isfinite(x))
-    throw LineError(path, t.line, "found " + Quote(t.text) + "; expected a number");
+    throw At(t, "found " + Quote(t.text) + "; expected a number");
   return x;
 }
 
 // add_backend(backend, [ident], [rampup], [weight]) as a pending task.
 Task AddTask(const std::vector<std::pair<std::string, const Token*>>& args, const Vcl& v,
-             const ServerSource& s, Director& d, size_t line) {
+             const ServerSource& s, Director& d, const Token& at) {
   Task task{Task::kAdd, {}, 1};
-  task.entry.line = line;
+  task.entry.at = &at;
   for (const auto& [name, tok] : args) {
     if (name == "backend") {
       task.entry.backend = tok->text;
     } else if (name == "ident") {
       task.entry.ident = tok->text;
     } else if (name == "weight") {
-      task.weight = Number(*tok, s.path);
+      task.weight = Number(*tok);
       if (task.weight < 1) {  // vmod_shard_add_backend: ".add_backend(weight=...) ignored"
-        d.notes.push_back("line " + std::to_string(line) + ": weight " + tok->text +
+        d.notes.push_back(Where(at, s) + ": weight " + tok->text +
                           " is below 1: Varnish ignores it (weight 1)");
         task.weight = 1;
       }
     } else if (name == "rampup") {
       Ignore(d.calls, "add_backend rampup");
     } else {
-      throw LineError(s.path, line, "add_backend has no argument " + Quote(name));
+      throw At(at, "add_backend has no argument " + Quote(name));
     }
   }
-  if (task.entry.backend.empty()) throw LineError(s.path, line, "add_backend without a backend");
+  if (task.entry.backend.empty()) throw At(at, "add_backend without a backend");
   if (std::find(v.backends.begin(), v.backends.end(), task.entry.backend) == v.backends.end())
-    throw LineError(s.path, line, "backend " + Quote(task.entry.backend) + " is not declared");
+    throw At(at, "backend " + Quote(task.entry.backend) + " is not declared");
   return task;
 }
 
 // A call NAME.METHOD(...) on a shard director.
 void Call(Director& d, std::string_view method, const std::vector<const Token*>& t, size_t i,
           Vcl& v, ServerSource& s, size_t* end) {
-  const size_t line = t[i]->line;
+  const Token& at = *t[i];
   if (method == "add_backend") {
-    d.pending.push_back(AddTask(
-        Args(t, i + 1, {"backend", "ident", "rampup", "weight"}, s.path, end), v, s, d, line));
+    d.pending.push_back(
+        AddTask(Args(t, i + 1, {"backend", "ident", "rampup", "weight"}, end), v, s, d, at));
   } else if (method == "remove_backend") {
     Task task{Task::kRemove, {}, 1};
-    for (const auto& [name, tok] : Args(t, i + 1, {"backend", "ident"}, s.path, end))
+    for (const auto& [name, tok] : Args(t, i + 1, {"backend", "ident"}, end))
       (name == "ident" ? task.entry.ident : task.entry.backend) = tok->text;
     if (task.entry.backend.empty() && task.entry.ident.empty())
-      throw LineError(s.path, line, "remove_backend: either backend or ident is required");
+      throw At(at, "remove_backend: either backend or ident is required");
     d.pending.push_back(task);
   } else if (method == "clear") {
-    Args(t, i + 1, {}, s.path, end);
+    Args(t, i + 1, {}, end);
     d.pending.push_back({Task::kClear, {}, 1});
   } else if (method == "reconfigure") {
     long long replicas = 67;
-    for (const auto& [name, tok] : Args(t, i + 1, {"replicas"}, s.path, end)) {
-      const double r = Number(*tok, s.path);
+    for (const auto& [name, tok] : Args(t, i + 1, {"replicas"}, end)) {
+      const double r = Number(*tok);
       if (r < 1 || r > (1u << 28) || r != std::floor(r))
-        throw LineError(s.path, line,
-                        "reconfigure(replicas=" + tok->text +
-                            "): Varnish refuses it (.reconfigure() invalid replicas argument); "
-                            "accepted: an integer 1..2^28");
+        throw At(at, "reconfigure(replicas=" + tok->text +
+                         "): Varnish refuses it (.reconfigure() invalid replicas argument); "
+                         "accepted: an integer 1..2^28");
       replicas = static_cast<long long>(r);
     }
     d.Apply(replicas);
@@ -394,10 +403,55 @@ void Fill(const Director& d, ServerSource& s) {
     n.name = e.ident;
     n.weight = natural ? static_cast<uint32_t>(e.weight) : e.points;
     s.list.weighted = s.list.weighted || n.weight != 1;
-    AddServer(s, std::move(n), e.line, lines);
+    AddServer(s, std::move(n), e.at->line, lines, e.at->file);
   }
   if (!d.array.empty())
     s.options.replicas = natural ? static_cast<uint32_t>(d.array[0].replicas) : 1;
+}
+
+// The file `include "NAME";` reads (vcc_resolve_includes, VFIL_searchpath):
+// "./NAME" beside the including file; an absolute NAME as it is; else the
+// first of the main file's folder and Varnish's default vcl_path
+// (/etc/varnish, /usr/share/varnish/vcl) that has it.
+std::string IncludePath(const Token& name, const IncludedFiles& files) {
+  const std::string& n = name.text;
+  if (n.compare(0, 2, "./") == 0) return ResolveBeside(*name.file, n);
+  if (!n.empty() && n[0] == '/') return n;
+  const std::string main_dir = files.main() == "-" ? "." : ResolveBeside(files.main(), ".");
+  std::string searched;
+  for (const std::string& dir :
+       {main_dir, std::string("/etc/varnish"), std::string("/usr/share/varnish/vcl")}) {
+    const std::string candidate = (std::filesystem::path(dir) / n).lexically_normal().string();
+    std::error_code ec;
+    if (std::filesystem::exists(candidate, ec)) return candidate;
+    searched += (searched.empty() ? "" : ", ") + dir;
+  }
+  throw At(name, "include: no file " + Quote(n) + " in " + searched);
+}
+
+// The tokens of a VCL file with its includes replaced by the tokens of the
+// files they name, as Varnish resolves them before compiling.
+std::vector<Token> Tokens(std::string_view text, const std::string* file, IncludedFiles& files) {
+  const std::vector<Token> in = Lexer(text, file).All();
+  std::vector<Token> out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].kind != Token::kWord || in[i].text != "include") {
+      out.push_back(in[i]);
+      continue;
+    }
+    if (i + 1 == in.size() || in[i + 1].kind != Token::kString)
+      throw At(in[std::min(i + 1, in.size() - 1)], "include not followed by string constant");
+    if (i + 2 == in.size() || in[i + 2].kind != Token::kPunct || in[i + 2].text != ";")
+      throw At(in[i + 1], "include <string> not followed by semicolon");
+    std::string sub_text;
+    const std::string* name =
+        files.Open(IncludePath(in[i + 1], files), *file, in[i].line, &sub_text);
+    std::vector<Token> sub = Tokens(sub_text, name, files);
+    files.Close();
+    out.insert(out.end(), std::make_move_iterator(sub.begin()), std::make_move_iterator(sub.end()));
+    i += 2;
+  }
+  return out;
 }
 
 }  // namespace
@@ -406,9 +460,10 @@ ServerSource ReadVarnish(std::string_view text, const std::string& path, const s
   ServerSource s;
   s.format = ServerFormat::kVarnish;
   s.path = path;
-  const std::vector<Token> tokens = Lexer(text, path).All();
+  IncludedFiles files(path);
+  const std::vector<Token> tokens = Tokens(text, &files.main(), files);
   Vcl v;
-  ReadTop(tokens, v, s);
+  ReadTop(tokens, v);
   ReadInit(v, s);
   std::vector<std::string> names;
   for (const Director& d : v.directors) names.push_back(d.name);

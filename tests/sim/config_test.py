@@ -19,11 +19,13 @@ envoy, include.
   Envoy would refuse (a ring size below 1, a table size that is not a prime, an unknown hash
   function, a size for another profile) are one line, exit 2, and a scenario with them is
   refused alike by validate and run.
-- include: nginx's `include` followed as nginx follows it: an upstream of the golden
-  configuration (tests/compat/golden-proxies, which nginx itself ran) split over files found
-  by glob patterns relative to the main file's folder, from a file in another folder, maps the
-  golden's keys as nginx did; a missing file, a cycle and an error inside an included file are
-  one line naming the file and line, exit 2; a glob with no match includes nothing.
+- include: nginx's `include` and VCL's followed as the programs follow them: an upstream of
+  the golden nginx.conf (tests/compat/golden-proxies, which nginx itself ran) split over files
+  found by glob patterns relative to the main file's folder, from a file in another folder,
+  and a shard director of the golden VCL split over a file found beside the main one and
+  "./" files beside their includer, map the goldens' keys as nginx and varnishd did; a
+  missing file, a cycle and an error inside an included file are one line naming the file and
+  line, exit 2; a glob with no match includes nothing.
 - tune: answers in the program's own setting (nginx and Jedis: a multiple of every weight,
   its candidates multiples of 160; Varnish: replicas; Envoy: min_ring_size and table_size),
   a configuration tuned with its own profile and settings, nginx-hash (no points) refused,
@@ -381,6 +383,22 @@ def golden_upstream(name):
     return [l for l in lines if l.startswith("server")], [l for l in lines if l.startswith("hash")]
 
 
+def check_golden(spec, golden_map, tmp):
+    """chsim locate --servers SPEC maps the keys of a golden map as the program did."""
+    golden = open(os.path.join(SOURCE, "tests/compat/golden-proxies", golden_map),
+                  "rb").read().split(b"\n")[:-1]
+    keys = os.path.join(tmp, "golden-keys.txt")
+    with open(keys, "wb") as f:
+        f.write(b"".join(l.rsplit(b"\t", 1)[0] + b"\n" for l in golden))
+    p = subprocess.run([CHSIM, "locate", "--servers", spec, keys], capture_output=True,
+                       timeout=300)
+    got = [l.rsplit(b"\t", 1)[1] for l in p.stdout.split(b"\n")[:-1]] if p.returncode == 0 else []
+    want = [l.rsplit(b"\t", 1)[1] for l in golden]
+    if got != want or not want:
+        fail(f"{spec}: {sum(a != b for a, b in zip(got, want))} of {len(want)} keys map unlike "
+             f"{golden_map} (exit {p.returncode}): {p.stderr[-500:]!r}")
+
+
 def test_include(tmp):
     servers, hashing = golden_upstream("nginx_ngx5")
     if len(servers) != 5 or len(hashing) != 1:
@@ -397,18 +415,22 @@ def test_include(tmp):
           "  include servers/ngx5-*.conf;\n}\n")
     write(tmp, "etc/servers/ngx5-1.conf", "\n".join(servers[:3]) + "\n")
     write(tmp, "etc/servers/ngx5-2.conf", "# the last two\n" + "\n".join(servers[3:]) + "\n")
-    golden = open(os.path.join(SOURCE, "tests/compat/golden-proxies/map/nginx/ngx5.tsv"),
-                  "rb").read().split(b"\n")[:-1]
-    keys = write(tmp, "keys.txt", "")
-    with open(keys, "wb") as f:
-        f.write(b"".join(l.rsplit(b"\t", 1)[0] + b"\n" for l in golden))
-    p = subprocess.run([CHSIM, "locate", "--servers", main + ":nginx_ngx5", keys],
-                       capture_output=True, timeout=300)
-    got = [l.rsplit(b"\t", 1)[1] for l in p.stdout.split(b"\n")[:-1]] if p.returncode == 0 else []
-    want = [l.rsplit(b"\t", 1)[1] for l in golden]
-    if got != want:
-        fail(f"the included upstream maps {sum(a != b for a, b in zip(got, want))} of "
-             f"{len(want)} keys unlike nginx (exit {p.returncode}): {p.stderr[-500:]!r}")
+    check_golden(main + ":nginx_ngx5", "map/nginx/ngx5.tsv", tmp)
+    # The VCL: backends in a file found beside the main one; the director's calls in
+    # ./shards/vn5.vcl, whose last lines are in ./tail.vcl beside it (a "./" name is relative
+    # to the file that includes it).
+    vcl_text = open(os.path.join(SOURCE, "tests/compat/golden-proxies/configs/shard.vcl")).read()
+    lines = vcl_text.split("\n")
+    init = lines.index("sub vcl_init {")
+    calls = [l for l in lines[init:] if l.strip().startswith("varnish_vn5.")]
+    os.makedirs(os.path.join(tmp, "vcl/shards"))
+    write(tmp, "vcl/backends.vcl", "\n".join(l for l in lines[:init] if l.startswith("backend")))
+    write(tmp, "vcl/shards/vn5.vcl", "\n".join(calls[:-2]) + '\ninclude "./tail.vcl";\n')
+    write(tmp, "vcl/shards/tail.vcl", "\n".join(calls[-2:]) + "\n")
+    top = "\n".join(l for l in lines[:init] if not l.startswith("backend"))
+    vmain = write(tmp, "vcl/main.vcl", top + '\ninclude "backends.vcl";\nsub vcl_init {\n'
+                  '  new varnish_vn5 = directors.shard();\n  include "./shards/vn5.vcl";\n}\n')
+    check_golden(vmain + ":varnish_vn5", "map/varnish/vn5.tsv", tmp)
     # Refusals (nginx reads every include, so each is its own configuration): one line naming
     # the file and line where it happened.
     write(tmp, "etc/servers/bad.inc", "server 10.0.0.1:80;\nserver 10.0.0.2:70000;\n")
@@ -418,11 +440,24 @@ def test_include(tmp):
             ("gone.conf", "servers/gone.inc", "gone.conf:3:", "gone.inc: cannot open"),
             ("loop.conf", "servers/loop.inc", "servers/loop.inc:2:", "includes itself"),
             ("args.conf", "a b", "args.conf:3:", "invalid number of arguments")):
-        conf = write(tmp, "etc/" + name, f"upstream u {{\n  hash $k consistent;\n  include {inc};\n}}\n")
-        err = run(["locate", "--servers", conf, KEYS], expect=2).stderr
-        lines = err.strip().splitlines()
-        if len(lines) != 1 or where not in lines[0] or words not in lines[0]:
-            fail(f"{name}: expected one line naming {where} with {words!r}, got {lines}")
+        conf = write(tmp, "etc/" + name,
+                     f"upstream u {{\n  hash $k consistent;\n  include {inc};\n}}\n")
+        refused(conf, where, words)
+    write(tmp, "vcl/shards/bad.vcl", "varnish_vn5.add_backend(b1);\n"
+          "varnish_vn5.reconfigure(replicas=0);\n")
+    write(tmp, "vcl/shards/self.vcl", 'include "./self.vcl";\n')
+    for inc, where, words in (("./shards/bad.vcl", "shards/bad.vcl:2:", "invalid replicas"),
+                              ("nowhere.vcl", "main.vcl:", "no file 'nowhere.vcl'"),
+                              ("./shards/self.vcl", "shards/self.vcl:1:", "includes itself")):
+        conf = write(tmp, "vcl/main.vcl", top + '\ninclude "backends.vcl";\nsub vcl_init {\n'
+                     f'  new varnish_vn5 = directors.shard();\n  include "{inc}";\n}}\n')
+        refused(conf, where, words)
+
+
+def refused(conf, where, words):
+    lines = run(["locate", "--servers", conf, KEYS], expect=2).stderr.strip().splitlines()
+    if len(lines) != 1 or where not in lines[0] or words not in lines[0]:
+        fail(f"{conf}: expected one line naming {where} with {words!r}, got {lines}")
 
 
 if __name__ == "__main__":
