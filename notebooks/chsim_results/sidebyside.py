@@ -402,15 +402,20 @@ def build(T: dict) -> Table:
         rows.append({"algorithm": lab} | {k: (v.text if v is not None else NA)
                                           for k, v in got.items()})
     table = pd.DataFrame(rows, columns=["algorithm"] + [c.name for c in COLUMNS])
-    empty = [c.name for c in COLUMNS if (table[c.name] == NA).all()]
+    # With no row, no column is "left out" for want of its data: the rows are.
+    empty = [c.name for c in COLUMNS if (table[c.name] == NA).all()] if rows else []
     lines = [_sweep_line(ctx, run, alg, ss, set(shown)) for (run, alg), ss in
              sorted(sweeps(cases).items(), key=lambda kv: (style.algorithm_index(kv[0][1]),
                                                            kv[0][0]))]
-    notes = [f"At n = {ctx.n_ref:,} (of the node counts most settings share, the closest to "
-             "100); a cell from another n says so. Means over trials; where two runs "
-             "disagree, the cell names them."]
-    notes += [c.about for c in COLUMNS if c.about and c.name not in empty]
-    notes += [f"Column left out, {c.needs}" for c in COLUMNS if c.name in empty]
+    if rows:
+        notes = [f"At n = {ctx.n_ref:,} (of the node counts most settings share, the closest "
+                 "to 100); a cell from another n says so. Means over trials; where two runs "
+                 "disagree, the cell names them."]
+        notes += [c.about for c in COLUMNS if c.about and c.name not in empty]
+        notes += [f"Column left out, {c.needs}" for c in COLUMNS if c.name in empty]
+    else:
+        notes = ["no setting has a figure of merit; what supplies one: " +
+                 "; ".join(c.needs for c in COLUMNS if c.metric)]
     if dropped:
         notes.append(f"Left out, having no figure of merit here: {', '.join(dropped)}.")
     table = table.drop(columns=empty) if len(table) else table

@@ -668,14 +668,16 @@ METRIC_OF_ROW = ("structural.max_over_mean", "sampled.max_over_mean", *EVENT_MET
 
 def expected_rows(doc):
     """The side-by-side rows of one file: its settings outside a sweep (4 or more settings of
-    one algorithm) that have a figure of merit."""
+    one algorithm) that have a figure of merit: a metric at step 0, or an event metric
+    (EVENT_METRICS) at an event, step 1 and on (a run without events has a step 0 row of
+    cache.extra_misses, 0, that no event column reads)."""
     st = settings([doc])
     per_alg = {}
     for (_, cid), (key, _) in st.items():
         per_alg.setdefault(json.loads(key)[0], set()).add(key)
     has = {st[(doc["scenario"]["name"], r["case_id"])][0] for r in doc["summary"]
            if r["metric"] in METRIC_OF_ROW and r["mean"] is not None
-           and (r["step"] == 0 or r["metric"] in EVENT_METRICS)}
+           and (r["step"] >= 1 if r["metric"] in EVENT_METRICS else r["step"] == 0)}
     return {lab for (key, lab) in st.values() if len(per_alg[json.loads(key)[0]]) < 4 and key in has}
 
 
