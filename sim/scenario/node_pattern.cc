@@ -14,8 +14,7 @@ NodePattern NodePattern::Compile(std::string_view pattern, const std::string& wh
   NodePattern np;
   auto fail = [&](const std::string& what) {
     return UsageError(where + ": " + what + " in node pattern " + Quote(pattern) +
-                      "; accepted: text with {i}, {i/256%256}, {i+11211} (ops + - * / % left "
-                      "to right), {hex:N}, and no whitespace");
+                      "; accepted: " + kNodePatternAccepted);
   };
   std::string literal;
   auto flush = [&] {

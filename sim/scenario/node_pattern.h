@@ -19,6 +19,12 @@
 
 namespace chsim::sim {
 
+// What a pattern may be, for refusals ("accepted: ...").
+inline constexpr char kNodePatternAccepted[] =
+    "text with no whitespace and placeholders {i}, {i/256%256}, {i+11211} (i first, then ops "
+    "+ - * / % left to right) or {hex:N} (N random hex digits, 1..64), such as "
+    "\"10.0.{i/256}.{i%256}:11211\"";
+
 class NodePattern {
  public:
   // Throws UsageError "<where>: ..." for a malformed pattern.

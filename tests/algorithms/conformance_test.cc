@@ -49,6 +49,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <numeric>
 #include <optional>
@@ -174,9 +175,12 @@ void CheckExactShares(const AlgorithmSpec& spec, Violations& v) {
   for (uint32_t id : Map(*a, Keys(kKitKeys))) load[id] += 1;
   for (size_t i = 0; i < kKitNodes; ++i) {
     const double s = (*shares)[i];
-    if (s * kKitNodes > spec.balance_bound * (1 + 1e-12)) {
-      v.push_back(Name(spec) + ": node " + std::to_string(i) + " has exact share " +
-                  std::to_string(s * kKitNodes) + " x the mean, over the declared bound");
+    // The shares' own rounding (a sum of 2^-64 fractions, say) is not an excess.
+    if (s * kKitNodes > spec.balance_bound * (1 + 1e-9)) {
+      char share[32];
+      std::snprintf(share, sizeof share, "%.12g", s * kKitNodes);
+      v.push_back(Name(spec) + ": node " + std::to_string(i) + " has exact share " + share +
+                  " x the mean, over the declared bound " + std::to_string(spec.balance_bound));
       return;
     }
     if (std::abs(load[i] / kKitKeys - s) > kZ * std::sqrt(s * (1 - s) / kKitKeys)) {
@@ -553,12 +557,18 @@ std::vector<ParamValue> Alternatives(const ParamSpec& p, const ParamValue& curre
   } else if (p.type == ParamType::kNumber) {
     const double d = std::get<double>(current);
     out = {std::min(p.max, d * 1.1), (d + p.min) / 2};
+    if (std::isfinite(p.min)) out.push_back(p.min);
   } else if (p.type == ParamType::kInteger) {
     const uint64_t d = std::get<uint64_t>(current);
     for (uint64_t x = d + 1, found = 0; found < 3 && x <= p.max && x < d + 1000; ++x) {
       if (!p.rule || p.rule(x)) out.push_back(x), ++found;
     }
     for (uint64_t x : {uint64_t{kKitNodes}, uint64_t{2 * kKitNodes}, d / 2}) out.push_back(x);
+    // The range's ends: a value near the default may change no key of the kit's.
+    for (double end : {p.min, p.max}) {
+      const auto x = static_cast<uint64_t>(end);
+      if (end >= 0 && end < 0x1p63 && (!p.rule || p.rule(x))) out.push_back(x);
+    }
   }
   out.erase(std::remove(out.begin(), out.end(), current), out.end());
   return out;
