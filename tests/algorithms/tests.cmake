@@ -18,7 +18,7 @@ add_test(NAME algorithms.cli_list_shows_algorithms
          COMMAND ${CHSIM_PYTHON} ${_expect} --exit 0
                  --stdout "  memento [^\n]*\n[^\n]*parameters: [^\n]*\n[^\n]*capabilities: arbitrary removal[^\n]*keys back after fail \\+ restore: reverse order only"
                  -- $<TARGET_FILE:chsim> list)
-# power's LocateBatch and straw2's hashes run in vector lanes at the widest
+# power's LocateBatch, straw2's hashes and rendezvous's draws run in vector lanes at the widest
 # SIMD level the CPU has: the same comparisons at each narrower level (one thread: not
 # in the ThreadSanitizer run, CHSIM_RACE_RUN).
 if(NOT CHSIM_RACE_RUN)
@@ -28,7 +28,8 @@ if(NOT CHSIM_RACE_RUN)
     set_tests_properties(algorithms.cli_range_batch_simd_${_level} PROPERTIES
                          ENVIRONMENT CHSIM_SIMD=${_level})
     add_test(NAME algorithms.cli_straw2_simd_${_level}
-             COMMAND chsim_algorithms_tests --gtest_filter=Straw2.LocateIsTheHighestDrawAtEverySize)
+             COMMAND chsim_algorithms_tests
+                     --gtest_filter=Straw2.LocateIsTheHighestDrawAtEverySize:Rendezvous.LocateIsTheHighestDrawAtEverySize)
     set_tests_properties(algorithms.cli_straw2_simd_${_level} PROPERTIES
                          ENVIRONMENT CHSIM_SIMD=${_level})
   endforeach()

@@ -39,6 +39,20 @@ bool CpuHasSimdLevel(SimdLevel level) noexcept;
 // CHSIM_SIMD; kPortable when CHSIM_SIMD is refused.
 SimdLevel MaxSimdLevel() noexcept;
 
+// Of a dispatcher's kernels, the one of the widest level MaxSimdLevel()
+// allows (a null kernel: none for that level, try the next narrower);
+// `avx512_dq`: the AVX-512 kernel also needs AVX512DQ (vpmullq).
+template <class Fn>
+Fn PickSimd(Fn portable, Fn avx2, Fn avx512, bool avx512_dq = false) noexcept {
+  const SimdLevel level = MaxSimdLevel();
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (avx512_dq && !__builtin_cpu_supports("avx512dq")) avx512 = nullptr;
+#endif
+  if (level >= SimdLevel::kAvx512 && avx512 != nullptr) return avx512;
+  if (level >= SimdLevel::kAvx2 && avx2 != nullptr) return avx2;
+  return portable;
+}
+
 // nullptr when CHSIM_SIMD is unset or valid; else one line naming the value,
 // what is wrong and what is accepted.
 const char* SimdOverrideError() noexcept;

@@ -62,13 +62,10 @@ namespace {
 // The widest kernel the CPU has and CHSIM_SIMD allows; null: scalar only.
 PowerFirstStageFn ChooseFirstStage() noexcept {
 #if defined(__x86_64__)
-  const SimdLevel level = MaxSimdLevel();
-  if (level >= SimdLevel::kAvx512 && __builtin_cpu_supports("avx512dq")) {
-    return PowerFirstStageAvx512;
-  }
-  if (level >= SimdLevel::kAvx2) return PowerFirstStageAvx2;
-#endif
+  return PickSimd<PowerFirstStageFn>(nullptr, PowerFirstStageAvx2, PowerFirstStageAvx512, true);
+#else
   return nullptr;
+#endif
 }
 
 // f(key, m) with mask = m - 1 (Section VI.A); the hash of (key, j) is

@@ -15,16 +15,34 @@
 //
 // Adding a node only lets it win keys; removing one only moves its keys: the
 // scores of the others never change, so disruption is minimal, weighted or not.
-// Lookup is O(n) per key.
+// Lookup is O(n) per key; with equal weights the draws are made in vector
+// lanes (simd/rendezvous_lanes.h, AVX2 or AVX-512 as the CPU has and
+// CHSIM_SIMD allows), with the same answers.
 #include "chsim/rendezvous.h"
 
+#include "chsim/simd.h"
 #include "internal.h"
 
 namespace chsim::algorithms_internal {
 
 extern const AlgorithmSpec kRendezvousSpec;
 
+// The index of the highest draw Mix64(mixed_key ^ seeds[i]), i < n, the
+// lowest among equals (simd/rendezvous_avx2.cc, simd/rendezvous_avx512.cc).
+using RendezvousBestFn = size_t (*)(uint64_t mixed_key, const uint64_t* seeds, size_t n) noexcept;
+size_t RendezvousBestAvx2(uint64_t, const uint64_t*, size_t) noexcept;
+size_t RendezvousBestAvx512(uint64_t, const uint64_t*, size_t) noexcept;
+
 namespace {
+
+// The widest kernel the CPU has and CHSIM_SIMD allows; null: scalar only.
+RendezvousBestFn ChooseBest() noexcept {
+#if defined(__x86_64__)
+  return PickSimd<RendezvousBestFn>(nullptr, RendezvousBestAvx2, RendezvousBestAvx512, true);
+#else
+  return nullptr;
+#endif
+}
 
 class Rendezvous final : public AlgorithmBase {
  public:
@@ -38,6 +56,8 @@ class Rendezvous final : public AlgorithmBase {
     const size_t n = seeds_.size();
     size_t best = 0;
     if (uniform_) {
+      static const RendezvousBestFn lanes = ChooseBest();
+      if (lanes != nullptr) return ids_[lanes(k, seeds_.data(), n)];
       uint64_t best_x = RendezvousDraw(k, seeds_[0]);
       for (size_t i = 1; i < n; ++i) {
         uint64_t x = RendezvousDraw(k, seeds_[i]);

@@ -64,12 +64,8 @@ namespace chsim::crush {
 
 internal::Hash32_3LanesFn internal::Hash32_3LanesForCpu() noexcept {
 #if defined(__x86_64__)
-  static const Hash32_3LanesFn chosen = [] {
-    const SimdLevel level = MaxSimdLevel();
-    if (level >= SimdLevel::kAvx512) return Hash32_3LanesAvx512;
-    if (level >= SimdLevel::kAvx2) return Hash32_3LanesAvx2;
-    return Hash32_3LanesPortable;
-  }();
+  static const Hash32_3LanesFn chosen =
+      PickSimd<Hash32_3LanesFn>(Hash32_3LanesPortable, Hash32_3LanesAvx2, Hash32_3LanesAvx512);
   return chosen;
 #else
   return Hash32_3LanesPortable;

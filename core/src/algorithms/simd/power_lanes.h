@@ -18,16 +18,9 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace {
+#include "mix64_lanes.h"
 
-// chsim/splitmix.h's Mix64 in every lane.
-template <typename V>
-inline V Mix64Lanes(V x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
+namespace {
 
 // For i < count (a multiple of W): k[i] = Mix64(hashes[i]), and f[i] =
 // f(k[i], mask + 1): with bits the key's low bits under mask, 0 when bits is
