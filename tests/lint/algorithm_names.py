@@ -9,7 +9,8 @@ identifier, only in:
 - its own file and its registry row;
 - tests (tests/), which pick the algorithms they exercise;
 - what users write or read rather than code that lists algorithms: scenarios/
-  (inputs), docs/ (prose and measured data), README.md and results/README.md;
+  (inputs), docs/ (prose and measured data), README.md and results/README.md, and any
+  JSON or Markdown file (a scenario or a note kept elsewhere);
 - the files in EXCEPTIONS below, each for the names and the reason it gives.
 Everything else that needs the algorithms reads them from the registry (C++:
 AllAlgorithms(); Python and scripts: `chsim list --json`, or chsim.algorithms()).
@@ -25,6 +26,7 @@ from source_rules import tracked_texts  # noqa: E402
 ALGORITHMS = "core/src/algorithms/"
 REGISTRY = ALGORITHMS + "registry.cc"
 FREE = ("tests/", "scenarios/", "docs/", "README.md", "results/README.md")
+FREE_KINDS = (".json", ".md")
 EXCEPTIONS = {
     "core/src/profile.cc": ({"ring", "ketama"},
                             "the compatibility profiles build Ketama rings; the research "
@@ -90,7 +92,7 @@ def registered(root):
 
 
 def allowed(path, name, own):
-    if path in (own, REGISTRY) or path.startswith(FREE):
+    if path in (own, REGISTRY) or path.startswith(FREE) or path.endswith(FREE_KINDS):
         return True
     for prefix, (names, _) in EXCEPTIONS.items():
         if path.startswith(prefix) and name in names:
