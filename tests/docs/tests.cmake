@@ -44,3 +44,8 @@ add_test(NAME docs_example_names
          COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/docs/example_names.py
                  ${PROJECT_SOURCE_DIR})
 set_tests_properties(docs_example_names PROPERTIES LABELS docs TIMEOUT 60)
+# Every committed scenario's description says how long it takes, as README.md promises.
+add_test(NAME docs_scenario_durations
+         COMMAND ${CHSIM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/docs/scenario_durations.py
+                 ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_scenario_durations PROPERTIES LABELS docs TIMEOUT 60)
