@@ -43,9 +43,55 @@ void FreeCacheStorage(void* p, size_t bytes) noexcept {
   }
 }
 
+constexpr size_t kChunk = kHugePage;      // an arena's chunks
+constexpr size_t kOwnChunk = kChunk / 2;  // blocks this large get a chunk of their own
+
+CacheArena::~CacheArena() {
+  for (const Block& c : chunks_) FreeCacheStorage(c.p, c.bytes);
+}
+
+void* CacheArena::Allocate(size_t bytes) {
+  bytes = (bytes + 63) / 64 * 64;
+  for (Block& b : free_) {
+    if (b.bytes != bytes) continue;
+    void* p = b.p;
+    b = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  if (bytes >= kOwnChunk) {
+    chunks_.reserve(chunks_.size() + 1);
+    chunks_.push_back({AllocateCacheStorage(bytes), bytes});
+    return chunks_.back().p;
+  }
+  if (left_ < bytes) {
+    chunks_.reserve(chunks_.size() + 1);
+    chunks_.push_back({AllocateCacheStorage(kChunk), kChunk});
+    next_ = static_cast<char*>(chunks_.back().p);
+    left_ = kChunk;
+  }
+  void* p = next_;
+  next_ += bytes;
+  left_ -= bytes;
+  return p;
+}
+
+void CacheArena::Free(void* p, size_t bytes) noexcept {
+  if (p == nullptr) return;
+  // A failed push (no memory) only loses the block until the arena goes.
+  try {
+    free_.push_back({p, (bytes + 63) / 64 * 64});
+  } catch (const std::bad_alloc&) {
+  }
+}
+
 NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
-                     uint64_t expected_objects)
-    : policy_(policy), by_bytes_(by_bytes), capacity_(std::max<uint64_t>(capacity, 1)) {
+                     uint64_t expected_objects, CacheArena* arena)
+    : policy_(policy),
+      by_bytes_(by_bytes),
+      capacity_(std::max<uint64_t>(capacity, 1)),
+      entries_(CacheStorage<Entry>(arena)),
+      groups_(CacheStorage<Group>(arena)) {
   admit_limit_ = capacity_;
   uint64_t most = capacity_;  // entries a cache of objects can hold at once
   if (policy_ == CachePolicy::kS3Fifo) {
@@ -60,7 +106,7 @@ NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
   Resize(initial_entries_);
 }
 
-NodeCache::NodeCache(const NodeCache& other)
+NodeCache::NodeCache(const NodeCache& other, CacheArena* arena)
     : policy_(other.policy_),
       by_bytes_(other.by_bytes_),
       capacity_(other.capacity_),
@@ -69,8 +115,9 @@ NodeCache::NodeCache(const NodeCache& other)
       ghost_capacity_(other.ghost_capacity_),
       admit_limit_(other.admit_limit_),
       stored_bytes_(other.stored_bytes_),
+      entries_(CacheStorage<Entry>(arena)),
       free_(other.free_),
-      groups_(other.groups_),
+      groups_(other.groups_, CacheStorage<Group>(arena)),
       group_count_(other.group_count_),
       max_entries_(other.max_entries_),
       initial_entries_(other.initial_entries_) {
@@ -434,8 +481,8 @@ void NodeCache::Clear() noexcept {
 
 void NodeCache::Release() noexcept {
   Clear();
-  decltype(entries_)().swap(entries_);
-  decltype(groups_)(1, Group{}).swap(groups_);
+  decltype(entries_)(entries_.get_allocator()).swap(entries_);
+  decltype(groups_)(1, Group{}, groups_.get_allocator()).swap(groups_);
   group_count_ = 1;
   max_entries_ = 0;
 }
