@@ -175,7 +175,9 @@ size_t NodeCache::MemoryBytes() const noexcept {
   const Home p = HomeOf(probe);
   const Group& group = groups_[p.group];
   for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
-    __builtin_prefetch(&entries_[group.index[std::countr_zero(m)]]);
+    const char* e = reinterpret_cast<const char*>(&entries_[group.index[std::countr_zero(m)]]);
+    __builtin_prefetch(e);
+    __builtin_prefetch(e + sizeof(Entry) - 1);  // its second line, when it straddles two
   }
 }
 
@@ -270,10 +272,11 @@ void NodeCache::Unlink(uint32_t i) noexcept {
   if (e.queue != kGhost) stored_bytes_ -= e.size;
 }
 
-// Unlink then PushHead within one list, without the tallies (they stay).
+// Unlink then PushHead within the main list, without the tallies (they
+// stay). An LRU hit: its entries are all on the main list.
 [[gnu::always_inline]] inline void NodeCache::MoveToHead(uint32_t i) noexcept {
   Entry& e = entries_[i];
-  List& l = lists_[e.queue];
+  List& l = lists_[kMain];
   if (l.head == i) return;
   entries_[e.prev].next = e.next;  // e is not the head: it has a prev
   (e.next != kNil ? entries_[e.next].prev : l.tail) = e.prev;
@@ -499,14 +502,22 @@ template <typename CacheOf>
   static_assert(kAim < kRing && (kRing & (kRing - 1)) == 0);
   const size_t m = ids.size();
   NodeCache::Probe probe[kRing];
+  NodeCache* cache[kRing];  // request k's cache, cache_of(k), at k % kRing
   for (size_t k = 0; k < std::min(m, kAim); ++k) {
-    probe[k] = cache_of(k).Aim(ids[k]);
-    if (k < kEntries) cache_of(k).PrefetchEntries(probe[k]);
+    cache[k] = &cache_of(k);
+    probe[k] = cache[k]->Aim(ids[k]);
+    if (k < kEntries) cache[k]->PrefetchEntries(probe[k]);
   }
   for (size_t j = 0; j < m; ++j) {
-    if (j + kAim < m) probe[(j + kAim) % kRing] = cache_of(j + kAim).Aim(ids[j + kAim]);
-    if (j + kEntries < m) cache_of(j + kEntries).PrefetchEntries(probe[(j + kEntries) % kRing]);
-    NodeCache& c = cache_of(j);
+    if (j + kAim < m) {
+      NodeCache* ahead = &cache_of(j + kAim);
+      cache[(j + kAim) % kRing] = ahead;
+      probe[(j + kAim) % kRing] = ahead->Aim(ids[j + kAim]);
+    }
+    if (j + kEntries < m) {
+      cache[(j + kEntries) % kRing]->PrefetchEntries(probe[(j + kEntries) % kRing]);
+    }
+    NodeCache& c = *cache[j % kRing];
     if (ops[j] == RequestOp::kRead) {
       hits[j] = c.Serve(ids[j], sizes[j], probe[j % kRing]);
     } else {
