@@ -119,6 +119,7 @@ NodeCache::NodeCache(const NodeCache& other, CacheArena* arena)
       free_(other.free_),
       groups_(other.groups_, CacheStorage<Group>(arena)),
       group_count_(other.group_count_),
+      victim_group_(other.victim_group_),
       max_entries_(other.max_entries_),
       initial_entries_(other.initial_entries_) {
   std::copy(std::begin(other.lists_), std::end(other.lists_), std::begin(lists_));
@@ -174,21 +175,29 @@ size_t NodeCache::MemoryBytes() const noexcept {
 [[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& probe) const noexcept {
   const Home p = HomeOf(probe);
   const Group& group = groups_[p.group];
-  for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
+  const uint32_t match = Match(group, p.tag);
+  for (uint32_t m = match; m != 0; m &= m - 1) {
     const char* e = reinterpret_cast<const char*>(&entries_[group.index[std::countr_zero(m)]]);
     __builtin_prefetch(e);
     __builtin_prefetch(e + sizeof(Entry) - 1);  // its second line, when it straddles two
   }
+  if (match != 0 || group.tag[kOverflow] != 0) return;
+  const uint32_t t = lists_[kMain].tail;
+  if (t == kNil) return;
+  __builtin_prefetch(&entries_[t]);
+  __builtin_prefetch(&groups_[victim_group_]);
 }
 
-// The entry a miss would evict next (a list's tail), the entry before it
-// (its unlinking writes there) and its group (its slot is erased).
-[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() const noexcept {
+// For the entry a miss would evict next (a list's tail): the entry before it
+// (its unlinking writes there) and its group (its slot is erased), which
+// PrefetchEntries fetches again just before a sure miss.
+[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() noexcept {
   const List& l = lists_[policy_ == CachePolicy::kS3Fifo && lists_[kSmall].count ? kSmall : kMain];
   if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
   if (t.prev != kNil) __builtin_prefetch(&entries_[t.prev]);
-  __builtin_prefetch(&groups_[HomeOf(t.id).group]);
+  victim_group_ = HomeOf(t.id).group;
+  __builtin_prefetch(&groups_[victim_group_]);
 }
 
 // The first empty slot from the home group on; each full group passed counts
@@ -240,6 +249,7 @@ void NodeCache::Resize(size_t entries) {
   const size_t groups = (max_entries_ * 5 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/5 full
   groups_.assign(groups, Group{});
   group_count_ = groups;
+  victim_group_ = 0;
   Rebuild();
 }
 
@@ -487,6 +497,7 @@ void NodeCache::Release() noexcept {
   decltype(entries_)(entries_.get_allocator()).swap(entries_);
   decltype(groups_)(1, Group{}, groups_.get_allocator()).swap(groups_);
   group_count_ = 1;
+  victim_group_ = 0;
   max_entries_ = 0;
 }
 

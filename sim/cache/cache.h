@@ -163,6 +163,9 @@ class NodeCache {
     uint64_t hash;  // Mixed(id)
   };
   Probe Aim(uint64_t id) const noexcept;
+  // Also, when the id is surely missing (no tag matches and nothing was
+  // placed beyond the group), the main list's tail (the entry an LRU or FIFO
+  // miss evicts) and victim_group_, with no load that waits on memory.
   void PrefetchEntries(const Probe& p) const noexcept;
   bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
   bool Serve(uint64_t id, uint32_t size, const Probe& p) noexcept;  // Get, inlined
@@ -217,7 +220,9 @@ class NodeCache {
   void EraseSlot(uint64_t id, uint32_t index) noexcept;
   void Rebuild() noexcept;
   void Resize(size_t entries);
-  void PrefetchVictim() const noexcept;  // the next eviction's entries and group
+  // Fetches the entry before the next victim (a list's tail) and the
+  // victim's group, and notes that group in victim_group_.
+  void PrefetchVictim() noexcept;
   // Lists.
   void PushHead(Queue q, uint32_t i) noexcept;
   void Unlink(uint32_t i) noexcept;
@@ -246,6 +251,7 @@ class NodeCache {
   uint32_t free_ = kNil;  // free entries, linked through next
   std::vector<Group, CacheStorage<Group>> groups_;
   size_t group_count_ = 0;      // groups_.size()
+  size_t victim_group_ = 0;     // a hint, < group_count_: the last victim PrefetchVictim saw
   size_t max_entries_ = 0;      // slab capacity before the next resize
   size_t initial_entries_ = 0;  // the slab a fresh cache gets
 };
