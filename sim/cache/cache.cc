@@ -43,9 +43,55 @@ void FreeCacheStorage(void* p, size_t bytes) noexcept {
   }
 }
 
+constexpr size_t kChunk = kHugePage;      // an arena's chunks
+constexpr size_t kOwnChunk = kChunk / 2;  // blocks this large get a chunk of their own
+
+CacheArena::~CacheArena() {
+  for (const Block& c : chunks_) FreeCacheStorage(c.p, c.bytes);
+}
+
+void* CacheArena::Allocate(size_t bytes) {
+  bytes = (bytes + 63) / 64 * 64;
+  for (Block& b : free_) {
+    if (b.bytes != bytes) continue;
+    void* p = b.p;
+    b = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  if (bytes >= kOwnChunk) {
+    chunks_.reserve(chunks_.size() + 1);
+    chunks_.push_back({AllocateCacheStorage(bytes), bytes});
+    return chunks_.back().p;
+  }
+  if (left_ < bytes) {
+    chunks_.reserve(chunks_.size() + 1);
+    chunks_.push_back({AllocateCacheStorage(kChunk), kChunk});
+    next_ = static_cast<char*>(chunks_.back().p);
+    left_ = kChunk;
+  }
+  void* p = next_;
+  next_ += bytes;
+  left_ -= bytes;
+  return p;
+}
+
+void CacheArena::Free(void* p, size_t bytes) noexcept {
+  if (p == nullptr) return;
+  // A failed push (no memory) only loses the block until the arena goes.
+  try {
+    free_.push_back({p, (bytes + 63) / 64 * 64});
+  } catch (const std::bad_alloc&) {
+  }
+}
+
 NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
-                     uint64_t expected_objects)
-    : policy_(policy), by_bytes_(by_bytes), capacity_(std::max<uint64_t>(capacity, 1)) {
+                     uint64_t expected_objects, CacheArena* arena)
+    : policy_(policy),
+      by_bytes_(by_bytes),
+      capacity_(std::max<uint64_t>(capacity, 1)),
+      entries_(CacheStorage<Entry>(arena)),
+      groups_(CacheStorage<Group>(arena)) {
   admit_limit_ = capacity_;
   uint64_t most = capacity_;  // entries a cache of objects can hold at once
   if (policy_ == CachePolicy::kS3Fifo) {
@@ -60,7 +106,7 @@ NodeCache::NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes,
   Resize(initial_entries_);
 }
 
-NodeCache::NodeCache(const NodeCache& other)
+NodeCache::NodeCache(const NodeCache& other, CacheArena* arena)
     : policy_(other.policy_),
       by_bytes_(other.by_bytes_),
       capacity_(other.capacity_),
@@ -69,9 +115,11 @@ NodeCache::NodeCache(const NodeCache& other)
       ghost_capacity_(other.ghost_capacity_),
       admit_limit_(other.admit_limit_),
       stored_bytes_(other.stored_bytes_),
+      entries_(CacheStorage<Entry>(arena)),
       free_(other.free_),
-      groups_(other.groups_),
+      groups_(other.groups_, CacheStorage<Group>(arena)),
       group_count_(other.group_count_),
+      victim_group_(other.victim_group_),
       max_entries_(other.max_entries_),
       initial_entries_(other.initial_entries_) {
   std::copy(std::begin(other.lists_), std::end(other.lists_), std::begin(lists_));
@@ -127,19 +175,29 @@ size_t NodeCache::MemoryBytes() const noexcept {
 [[gnu::always_inline]] inline void NodeCache::PrefetchEntries(const Probe& probe) const noexcept {
   const Home p = HomeOf(probe);
   const Group& group = groups_[p.group];
-  for (uint32_t m = Match(group, p.tag); m != 0; m &= m - 1) {
-    __builtin_prefetch(&entries_[group.index[std::countr_zero(m)]]);
+  const uint32_t match = Match(group, p.tag);
+  for (uint32_t m = match; m != 0; m &= m - 1) {
+    const char* e = reinterpret_cast<const char*>(&entries_[group.index[std::countr_zero(m)]]);
+    __builtin_prefetch(e);
+    __builtin_prefetch(e + sizeof(Entry) - 1);  // its second line, when it straddles two
   }
+  if (match != 0 || group.tag[kOverflow] != 0) return;
+  const uint32_t t = lists_[kMain].tail;
+  if (t == kNil) return;
+  __builtin_prefetch(&entries_[t]);
+  __builtin_prefetch(&groups_[victim_group_]);
 }
 
-// The entry a miss would evict next (a list's tail), the entry before it
-// (its unlinking writes there) and its group (its slot is erased).
-[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() const noexcept {
+// For the entry a miss would evict next (a list's tail): the entry before it
+// (its unlinking writes there) and its group (its slot is erased), which
+// PrefetchEntries fetches again just before a sure miss.
+[[gnu::always_inline]] inline void NodeCache::PrefetchVictim() noexcept {
   const List& l = lists_[policy_ == CachePolicy::kS3Fifo && lists_[kSmall].count ? kSmall : kMain];
   if (l.tail == kNil) return;
   const Entry& t = entries_[l.tail];
   if (t.prev != kNil) __builtin_prefetch(&entries_[t.prev]);
-  __builtin_prefetch(&groups_[HomeOf(t.id).group]);
+  victim_group_ = HomeOf(t.id).group;
+  __builtin_prefetch(&groups_[victim_group_]);
 }
 
 // The first empty slot from the home group on; each full group passed counts
@@ -191,6 +249,7 @@ void NodeCache::Resize(size_t entries) {
   const size_t groups = (max_entries_ * 5 + 3 * kSlots - 1) / (3 * kSlots);  // at most 3/5 full
   groups_.assign(groups, Group{});
   group_count_ = groups;
+  victim_group_ = 0;
   Rebuild();
 }
 
@@ -223,10 +282,11 @@ void NodeCache::Unlink(uint32_t i) noexcept {
   if (e.queue != kGhost) stored_bytes_ -= e.size;
 }
 
-// Unlink then PushHead within one list, without the tallies (they stay).
+// Unlink then PushHead within the main list, without the tallies (they
+// stay). An LRU hit: its entries are all on the main list.
 [[gnu::always_inline]] inline void NodeCache::MoveToHead(uint32_t i) noexcept {
   Entry& e = entries_[i];
-  List& l = lists_[e.queue];
+  List& l = lists_[kMain];
   if (l.head == i) return;
   entries_[e.prev].next = e.next;  // e is not the head: it has a prev
   (e.next != kNil ? entries_[e.next].prev : l.tail) = e.prev;
@@ -434,9 +494,10 @@ void NodeCache::Clear() noexcept {
 
 void NodeCache::Release() noexcept {
   Clear();
-  decltype(entries_)().swap(entries_);
-  decltype(groups_)(1, Group{}).swap(groups_);
+  decltype(entries_)(entries_.get_allocator()).swap(entries_);
+  decltype(groups_)(1, Group{}, groups_.get_allocator()).swap(groups_);
   group_count_ = 1;
+  victim_group_ = 0;
   max_entries_ = 0;
 }
 
@@ -452,14 +513,22 @@ template <typename CacheOf>
   static_assert(kAim < kRing && (kRing & (kRing - 1)) == 0);
   const size_t m = ids.size();
   NodeCache::Probe probe[kRing];
+  NodeCache* cache[kRing];  // request k's cache, cache_of(k), at k % kRing
   for (size_t k = 0; k < std::min(m, kAim); ++k) {
-    probe[k] = cache_of(k).Aim(ids[k]);
-    if (k < kEntries) cache_of(k).PrefetchEntries(probe[k]);
+    cache[k] = &cache_of(k);
+    probe[k] = cache[k]->Aim(ids[k]);
+    if (k < kEntries) cache[k]->PrefetchEntries(probe[k]);
   }
   for (size_t j = 0; j < m; ++j) {
-    if (j + kAim < m) probe[(j + kAim) % kRing] = cache_of(j + kAim).Aim(ids[j + kAim]);
-    if (j + kEntries < m) cache_of(j + kEntries).PrefetchEntries(probe[(j + kEntries) % kRing]);
-    NodeCache& c = cache_of(j);
+    if (j + kAim < m) {
+      NodeCache* ahead = &cache_of(j + kAim);
+      cache[(j + kAim) % kRing] = ahead;
+      probe[(j + kAim) % kRing] = ahead->Aim(ids[j + kAim]);
+    }
+    if (j + kEntries < m) {
+      cache[(j + kEntries) % kRing]->PrefetchEntries(probe[(j + kEntries) % kRing]);
+    }
+    NodeCache& c = *cache[j % kRing];
     if (ops[j] == RequestOp::kRead) {
       hits[j] = c.Serve(ids[j], sizes[j], probe[j % kRing]);
     } else {

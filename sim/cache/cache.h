@@ -42,7 +42,8 @@
 // when the slab is full, so it allocates O(log objects) times over its life,
 // never on most requests. About 33 bytes per cached object (S3-FIFO: plus its
 // ghosts); a slab or table of 2 MiB or more is rounded up to whole 2 MiB
-// pages (CacheStorage).
+// pages (CacheStorage), and the replay carves its caches' slabs and tables
+// from 2 MiB pages shared by all the caches of a side (CacheArena).
 //
 // Thread-safety: none; one thread uses a cache at a time.
 #ifndef CHSIM_SIM_CACHE_CACHE_H_
@@ -60,29 +61,74 @@ namespace chsim::sim {
 // Storage of a cache's slab and table: a block of 2 MiB or more is asked for
 // as transparent huge pages (madvise, 2 MiB aligned and rounded up), so the
 // random probes of a large cache miss the TLB less; smaller blocks come from
-// operator new. Stateless; any two compare equal.
+// operator new.
 void* AllocateCacheStorage(size_t bytes);
 void FreeCacheStorage(void* p, size_t bytes) noexcept;
+
+// Memory for many caches at once (the replay's caches of one side): blocks
+// carved from chunks of 2 MiB transparent huge pages (AllocateCacheStorage),
+// so that a hundred small caches' random probes miss the TLB as seldom as
+// one large cache's. A block of 1 MiB or more is a chunk of its own. A freed
+// block is kept and handed out again for a block of the same size (the
+// caches of one replay have few sizes), so the arena holds at most what the
+// caches held at once, plus one partly used chunk; everything is returned
+// when it is destroyed, which must be after its caches are.
+// Thread-safety: none; one thread uses an arena (and its caches) at a time.
+class CacheArena {
+ public:
+  CacheArena() = default;
+  ~CacheArena();
+  CacheArena(const CacheArena&) = delete;
+  CacheArena& operator=(const CacheArena&) = delete;
+
+  void* Allocate(size_t bytes);  // 64-byte aligned
+  void Free(void* p, size_t bytes) noexcept;
+
+ private:
+  struct Block {
+    void* p;
+    size_t bytes;
+  };
+  std::vector<Block> chunks_, free_;
+  char* next_ = nullptr;  // the current chunk's unused bytes
+  size_t left_ = 0;
+};
+
+// The allocator of a cache's slab and table: from `arena`, or without one
+// from AllocateCacheStorage. Two are equal when they share the arena.
 template <typename T>
 struct CacheStorage {
   using value_type = T;
+  CacheArena* arena = nullptr;
   CacheStorage() = default;
+  explicit CacheStorage(CacheArena* a) noexcept : arena(a) {}
   template <typename U>
-  CacheStorage(const CacheStorage<U>&) noexcept {}
-  T* allocate(size_t n) { return static_cast<T*>(AllocateCacheStorage(n * sizeof(T))); }
-  void deallocate(T* p, size_t n) noexcept { FreeCacheStorage(p, n * sizeof(T)); }
-  friend bool operator==(const CacheStorage&, const CacheStorage&) noexcept { return true; }
+  CacheStorage(const CacheStorage<U>& other) noexcept : arena(other.arena) {}
+  T* allocate(size_t n) {
+    const size_t bytes = n * sizeof(T);
+    return static_cast<T*>(arena ? arena->Allocate(bytes) : AllocateCacheStorage(bytes));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    if (arena) return arena->Free(p, n * sizeof(T));
+    FreeCacheStorage(p, n * sizeof(T));
+  }
+  friend bool operator==(const CacheStorage& a, const CacheStorage& b) noexcept {
+    return a.arena == b.arena;
+  }
 };
 
 class NodeCache {
  public:
   // A cache of `capacity` units (REQUIRES: capacity >= 1): objects, or bytes
   // when `by_bytes`. `expected_objects` sizes a cache of bytes at the start
-  // (0: a small default); a cache of objects ignores it.
-  NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes, uint64_t expected_objects = 0);
+  // (0: a small default); a cache of objects ignores it. Its memory comes
+  // from `arena` when given (which must outlive the cache).
+  NodeCache(CachePolicy policy, uint64_t capacity, bool by_bytes, uint64_t expected_objects = 0,
+            CacheArena* arena = nullptr);
   // The same content, order and state, with memory of its own (as much as
-  // `other` reserved: the copy allocates no more on its requests than it would).
-  NodeCache(const NodeCache& other);
+  // `other` reserved: the copy allocates no more on its requests than it
+  // would), from `arena` when given.
+  NodeCache(const NodeCache& other, CacheArena* arena = nullptr);
   NodeCache& operator=(const NodeCache&) = delete;
 
   // A read of object `id` of `size` bytes: true on a hit. A miss inserts it.
@@ -117,6 +163,9 @@ class NodeCache {
     uint64_t hash;  // Mixed(id)
   };
   Probe Aim(uint64_t id) const noexcept;
+  // Also, when the id is surely missing (no tag matches and nothing was
+  // placed beyond the group), the main list's tail (the entry an LRU or FIFO
+  // miss evicts) and victim_group_, with no load that waits on memory.
   void PrefetchEntries(const Probe& p) const noexcept;
   bool Get(uint64_t id, uint32_t size, const Probe& p) noexcept;
   bool Serve(uint64_t id, uint32_t size, const Probe& p) noexcept;  // Get, inlined
@@ -171,7 +220,9 @@ class NodeCache {
   void EraseSlot(uint64_t id, uint32_t index) noexcept;
   void Rebuild() noexcept;
   void Resize(size_t entries);
-  void PrefetchVictim() const noexcept;  // the next eviction's entries and group
+  // Fetches the entry before the next victim (a list's tail) and the
+  // victim's group, and notes that group in victim_group_.
+  void PrefetchVictim() noexcept;
   // Lists.
   void PushHead(Queue q, uint32_t i) noexcept;
   void Unlink(uint32_t i) noexcept;
@@ -200,6 +251,7 @@ class NodeCache {
   uint32_t free_ = kNil;  // free entries, linked through next
   std::vector<Group, CacheStorage<Group>> groups_;
   size_t group_count_ = 0;      // groups_.size()
+  size_t victim_group_ = 0;     // a hint, < group_count_: the last victim PrefetchVictim saw
   size_t max_entries_ = 0;      // slab capacity before the next resize
   size_t initial_entries_ = 0;  // the slab a fresh cache gets
 };

@@ -31,6 +31,7 @@ uint64_t NodeCapacity(const Scenario& s, const CaseSpec& c, uint64_t key_seed, s
 
 // The run or its twin: a deployment and a cache per live node (by global id).
 struct Side {
+  CacheArena arena;  // the caches' memory (destroyed after them)
   Deployment d;
   std::vector<std::unique_ptr<NodeCache>> caches;
   std::vector<NodeCache*> cache_of;  // caches[g].get(), for the hot loop
@@ -46,7 +47,7 @@ struct Side {
     caches.resize(d.nodes().size());
     for (size_t g = 0; g < caches.size(); ++g) {
       if (d.live()[g] && !caches[g]) {
-        caches[g] = std::make_unique<NodeCache>(policy, capacity, by_bytes);
+        caches[g] = std::make_unique<NodeCache>(policy, capacity, by_bytes, 0, &arena);
       } else if (!d.live()[g]) {
         caches[g].reset();
       }
@@ -148,7 +149,9 @@ void Replay::ForkTwin() {
   twin_.caches.resize(run_.caches.size());
   twin_.cache_of.resize(run_.caches.size());
   for (size_t g = 0; g < run_.caches.size(); ++g) {
-    if (run_.caches[g]) twin_.caches[g] = std::make_unique<NodeCache>(*run_.caches[g]);
+    if (run_.caches[g]) {
+      twin_.caches[g] = std::make_unique<NodeCache>(*run_.caches[g], &twin_.arena);
+    }
     twin_.cache_of[g] = twin_.caches[g].get();
   }
   twin_.only = run_.only;  // the twin keeps the nodes the run has before its first event

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <list>
 #include <map>
 #include <memory>
@@ -152,9 +153,10 @@ constexpr CachePolicy kAll[] = {CachePolicy::kLru, CachePolicy::kFifo, CachePoli
                                 CachePolicy::kS3Fifo};
 
 // Replays `ops` (id, size; size 0 with erase = true deletes) through both.
+// The cache's memory comes from `arena` when given.
 void Compare(CachePolicy p, uint64_t capacity, bool by_bytes, uint64_t seed, int requests,
-             uint64_t objects, uint32_t max_size, bool hint) {
-  NodeCache cache(p, capacity, by_bytes, hint ? 4 : 0);
+             uint64_t objects, uint32_t max_size, bool hint, CacheArena* arena = nullptr) {
+  NodeCache cache(p, capacity, by_bytes, hint ? 4 : 0, arena);
   Model model(p, capacity, by_bytes);
   SplitMix64 rng(seed);
   for (int r = 0; r < requests; ++r) {
@@ -187,6 +189,58 @@ TEST(CacheTest, MatchesPlainModelInBytesWithGrowth) {
     for (uint64_t capacity : {50, 1000, 20000}) {
       Compare(p, capacity, true, 5 + capacity, 6000, 600, 400, true);
     }
+  }
+}
+
+// Caches of bytes that grow, one after another from one arena (each reuses
+// the blocks the ones before it freed), answer as the model.
+TEST(CacheTest, ArenaCachesMatchPlainModel) {
+  CacheArena arena;
+  for (int round = 0; round < 2; ++round) {
+    for (CachePolicy p : kAll) {
+      for (uint64_t capacity : {50, 20000}) {
+        Compare(p, capacity, true, 9 + capacity, 4000, 600, 400, true, &arena);
+      }
+    }
+  }
+}
+
+TEST(CacheArenaTest, HandsOutAlignedBlocksAndReusesFreedOnes) {
+  CacheArena arena;
+  char* a = static_cast<char*>(arena.Allocate(1000));
+  char* b = static_cast<char*>(arena.Allocate(1000));
+  char* big = static_cast<char*>(arena.Allocate(size_t{3} << 20));  // a chunk of its own
+  for (char* p : {a, b, big}) EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+  EXPECT_GE(b - a, 1000);
+  std::fill_n(a, 1000, 'a');
+  std::fill_n(b, 1000, 'b');
+  std::fill_n(big, size_t{3} << 20, 'c');
+  EXPECT_EQ(a[999], 'a');
+  arena.Free(a, 1000);
+  EXPECT_NE(arena.Allocate(2000), a);  // another size: not the freed block
+  EXPECT_EQ(arena.Allocate(1000), a);
+  arena.Free(big, size_t{3} << 20);
+  EXPECT_EQ(arena.Allocate(size_t{3} << 20), big);
+}
+
+// A copy made into another arena (the twin's) goes on as the original does.
+TEST(CacheTest, CopyIntoArenaGoesOnAsTheOriginal) {
+  CacheArena run_arena, twin_arena;
+  for (CachePolicy p : kAll) {
+    NodeCache run(p, 300, true, 4, &run_arena);
+    SplitMix64 rng(3);
+    for (int r = 0; r < 3000; ++r) run.Get(Mix(Bounded(rng.Next(), 500)), 7);
+    NodeCache twin(run, &twin_arena);
+    for (int r = 0; r < 3000; ++r) {
+      const uint64_t id = Mix(Bounded(rng.Next(), 500));
+      const uint32_t size = static_cast<uint32_t>(Bounded(rng.Next(), 30));
+      ASSERT_EQ(run.Get(id, size), twin.Get(id, size)) << CachePolicyName(p) << " request " << r;
+    }
+    EXPECT_EQ(run.stored_bytes(), twin.stored_bytes());
+    run.Release();
+    EXPECT_EQ(run.objects(), 0u);
+    EXPECT_FALSE(run.Get(Mix(1), 1));
+    EXPECT_TRUE(run.Get(Mix(1), 1));
   }
 }
 
