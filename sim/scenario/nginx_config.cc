@@ -50,7 +50,7 @@ std::vector<std::string> IncludeNames(const IncludedFiles& files, const std::str
 class Parser {
  public:
   Parser(std::string_view text, const std::string* path, IncludedFiles* files, size_t depth = 0)
-      : text_(text), path_(*path), file_(path), files_(files), base_(depth) {}
+      : text_(text), path_(*path), files_(files), base_(depth) {}
 
   std::vector<Directive> Top() { return Block(base_); }
 
@@ -103,8 +103,7 @@ class Parser {
   void Include(const Directive& include, size_t depth, std::vector<Directive>& out);
 
   std::string_view text_;
-  const std::string& path_;
-  const std::string* file_;
+  const std::string& path_;  // the file read, where its directives' file points
   IncludedFiles* files_;
   size_t base_;  // the depth of this file's top level
   size_t pos_ = 0, line_ = 1;
@@ -152,15 +151,10 @@ std::vector<Directive> Parser::Block(size_t depth) {
       if (!d.words.empty() || depth == base_) throw LineError(path_, line_, "unexpected \"}\"");
       return out;
     } else {
-      if (d.words.empty()) d.line = line_, d.file = file_;
+      if (d.words.empty()) d.line = line_, d.file = &path_;
       d.words.push_back(Word());
     }
   }
-}
-
-// "line N" in the main file, else "FILE:N".
-std::string Where(const Directive& d, const ServerSource& s) {
-  return (*d.file == s.path ? "line " : *d.file + ":") + std::to_string(d.line);
 }
 
 void FindUpstreams(const std::vector<Directive>& ds, std::vector<const Directive*>& out) {
@@ -219,8 +213,8 @@ bool ReadServer(const Directive& d, ServerSource& s, bool hashed, Node& node) {
     } else if (p == "backup" && hashed) {
       throw LineError(*d.file, d.line, "balancing method does not support parameter \"backup\"");
     } else if (p == "backup" || p == "down") {
-      s.notes.push_back(Where(d, s) + ": server " + Quote(node.label) + " is " + p +
-                        ": left out (it takes no keys" +
+      s.notes.push_back(WhereIn(*d.file, d.line, s.path) + ": server " + Quote(node.label) +
+                        " is " + p + ": left out (it takes no keys" +
                         (p == "down" ? "; nginx tries the next point instead)" : ")"));
       takes_keys = false;
     } else {

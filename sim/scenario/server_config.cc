@@ -159,6 +159,10 @@ void Ignore(ServerSource& s, std::string_view directive) {
   s.ignored.emplace_back(directive);
 }
 
+std::string WhereIn(const std::string& file, size_t line, const std::string& main) {
+  return (file == main ? "line " : file + ":") + std::to_string(line);
+}
+
 void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
                const std::string* file) {
   const std::string& path = file != nullptr ? *file : s.path;
@@ -167,8 +171,8 @@ void AddServer(ServerSource& s, Node node, size_t line, ServerLines& lines,
     const std::string& first = it->second.first ? *it->second.first : s.path;
     throw LineError(path, line,
                     "server " + Quote(node.label) + " again (first on " +
-                        (first == path ? "line " : first + ":") +
-                        std::to_string(it->second.second) + "); chsim needs each server once");
+                        WhereIn(first, it->second.second, path) +
+                        "); chsim needs each server once");
   }
   if (s.list.nodes.size() == kMaxServers)
     throw LineError(path, line, "more than " + std::to_string(kMaxServers) + " servers");

@@ -36,6 +36,10 @@ bool ParseDecimal(std::string_view s, uint64_t lo, uint64_t hi, uint64_t* out);
 // Adds a directive name to `ignored` once.
 void Ignore(ServerSource& s, std::string_view directive);
 
+// Where a line is, for notes about a read that may span files: "line N"
+// in `main` (the file given), else "FILE:N".
+std::string WhereIn(const std::string& file, size_t line, const std::string& main);
+
 // Where each server of a list was read: its label, its file (null: the
 // main file, s.path) and line.
 using ServerLines = std::unordered_map<std::string, std::pair<const std::string*, size_t>>;

@@ -38,11 +38,6 @@ UsageError At(const Token& t, const std::string& message) {
   return LineError(*t.file, t.line, message);
 }
 
-// "line N" in the main file, else "FILE:N".
-std::string Where(const Token& t, const ServerSource& s) {
-  return (*t.file == s.path ? "line " : *t.file + ":") + std::to_string(t.line);
-}
-
 class Lexer {
  public:
   Lexer(std::string_view text, const std::string* path) : t_(text), path_(*path), file_(path) {}
@@ -305,7 +300,7 @@ Task AddTask(const std::vector<std::pair<std::string, const Token*>>& args, cons
     } else if (name == "weight") {
       task.weight = Number(*tok);
       if (task.weight < 1) {  // vmod_shard_add_backend: ".add_backend(weight=...) ignored"
-        d.notes.push_back(Where(at, s) + ": weight " + tok->text +
+        d.notes.push_back(WhereIn(*at.file, at.line, s.path) + ": weight " + tok->text +
                           " is below 1: Varnish ignores it (weight 1)");
         task.weight = 1;
       }
